@@ -1,0 +1,196 @@
+"""Pydantic models of every file the engine reads or writes.
+
+Every model forbids unknown keys, so a typo in a task file or a result file is an error that names the key
+instead of a silently ignored field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RESULT_SCHEMA_VERSION = 1
+CHECKPOINT_SCHEMA_VERSION = 1
+
+MODULE_NAMES = ("tools", "code", "format", "long_context", "multi_turn_if", "adversarial", "knowledge")
+ModuleName = Literal["tools", "code", "format", "long_context", "multi_turn_if", "adversarial", "knowledge"]
+
+TruncationClass = Literal["none", "incomplete", "degenerate"]
+
+
+class Strict(BaseModel):
+    """Base for every file model: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------------------------------------
+# Tasks
+
+
+class Task(Strict):
+    """One task of the bank, as written in ``tasks/<module>/<id>.yaml``.
+
+    The fields shared by every module live here; ``body`` is validated by the module's own model
+    (``Module.body_model``) when the bank loads, so each module owns its task format.
+    """
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_]*$")
+    module: ModuleName
+    title: str
+    what_this_tests: str
+    failure_mode: str
+    fast: bool = False
+    # Largest number of model calls one trial may make (agent loops, repair attempts, conversation turns).
+    max_turns: int = Field(default=8, ge=1, le=64)
+    # Completion budget per model call; the run's --max-tokens overrides it when given.
+    max_tokens: int = Field(default=1024, ge=16, le=32768)
+    system: str | None = None
+    body: dict[str, Any]
+
+
+# --------------------------------------------------------------------------------------------------------
+# One model call and one trial
+
+
+class ToolCall(Strict):
+    id: str
+    name: str
+    # The arguments exactly as the model wrote them: a model that writes broken JSON is recorded as such.
+    arguments: str
+    # Set when the call was recovered from plain text in the content rather than the tool_calls field.
+    from_text: bool = False
+
+
+class Usage(Strict):
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cached_prompt_tokens: int | None = None
+
+
+class Timings(Strict):
+    """What one call cost. Server figures are copied when the server reports them (llama.cpp ``timings``)."""
+
+    wall_ms: float = 0.0
+    ttft_ms: float | None = None
+    decode_tps: float | None = None
+    prompt_ms: float | None = None
+    prompt_tps: float | None = None
+
+
+class Reply(Strict):
+    """What the model answered to one chat request, normalised across servers."""
+
+    content: str = ""
+    reasoning: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    finish_reason: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    timings: Timings = Field(default_factory=Timings)
+
+
+class Turn(Strict):
+    """One message of a trial's conversation, with the reply's metadata on assistant turns."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str = ""
+    reasoning: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+    finish_reason: str | None = None
+    usage: Usage | None = None
+    timings: Timings | None = None
+
+
+class Grade(Strict):
+    """A grader's verdict on one trial."""
+
+    score: float = Field(ge=0.0, le=1.0)
+    passed: bool
+    breakdown: dict[str, float] = Field(default_factory=dict)
+    reason: str = ""
+    # Name of the hard gate that failed the trial (forbidden_tool, call_budget, loop, degenerate ...).
+    hard_gate: str | None = None
+    # Module-specific facts worth keeping (first_try_pass, attempts, state diff summary ...).
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class TrialRecord(Strict):
+    task_id: str
+    task_hash: str
+    module: ModuleName
+    trial: int = Field(ge=0)
+    seed: int | None = None
+    turns: list[Turn] = Field(default_factory=list)
+    grade: Grade | None = None
+    truncation: TruncationClass = "none"
+    error: str | None = None
+    # True when the trial failed for a reason outside the model (network, server 5xx ...): excluded from scores.
+    infra: bool = False
+    # Set when the trial could not be scored for a reason outside the model that is not a transport error
+    # (the server silently dropped part of the prompt, no sandbox was available ...): also excluded.
+    invalid_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    wall_s: float = 0.0
+
+    @property
+    def scorable(self) -> bool:
+        return not self.infra and self.invalid_reason is None and self.grade is not None
+
+    @property
+    def passed(self) -> bool:
+        return self.scorable and self.grade is not None and self.grade.passed
+
+
+# --------------------------------------------------------------------------------------------------------
+# The run file
+
+
+class RunSettings(Strict):
+    """Everything that decides what the model saw. Two runs compare fairly only when these agree."""
+
+    model: str
+    endpoint_host: str
+    trials: int
+    profile: str
+    modules: list[str]
+    filter: str | None = None
+    thinking: bool | None = None
+    temperature: float | None = None
+    seed: int = 0
+    max_tokens: int | None = None
+    concurrency: int = 1
+    sandbox_backend: str | None = None
+
+
+class Provenance(Strict):
+    bench_version: str
+    git_commit: str | None = None
+    task_set_hash: str
+    python_version: str
+    served_context: int | None = None
+    server: dict[str, Any] = Field(default_factory=dict)
+    started_at: str
+    finished_at: str | None = None
+    duration_s: float = 0.0
+
+
+class RunFile(Strict):
+    schema_version: int = RESULT_SCHEMA_VERSION
+    settings: RunSettings
+    provenance: Provenance
+    task_hashes: dict[str, str]
+    trials: list[TrialRecord]
+
+
+class CheckpointHeader(Strict):
+    """First line of ``<output>.partial.jsonl``: a resumed run must match it."""
+
+    kind: Literal["header"] = "header"
+    schema_version: int = CHECKPOINT_SCHEMA_VERSION
+    fingerprint: str
+    settings: RunSettings
+    started_at: str
