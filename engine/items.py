@@ -27,6 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from engine.schema import MODULE_NAMES
 from engine.scoring import Scorecard
 
 ItemClass = Literal["discriminating", "flaky", "dead_easy", "dead_hard", "inverted"]
@@ -78,7 +79,7 @@ def classify_items(
     sizes: Mapping[str, float | None] | None = None,
     module: str | None = None,
 ) -> list[ItemReport]:
-    """One report per task seen in any card, sorted by module and task id.
+    """One report per task seen in any card, in the bank's module order, then by task id.
 
     ``sizes`` maps a model name to its parameter count (any unit, used only to order); a model missing from
     it, or mapped to None, is left out of the inverted-by-size count and nothing else.
@@ -104,7 +105,8 @@ def classify_items(
     # The rest score is taken over every task, so filtering to one module does not change an item's numbers.
     chosen = [t for t in outcomes if module is None or modules[t] == module]
     reports = []
-    for task_id in sorted(chosen, key=lambda t: (modules[t], t)):
+    order = {m: i for i, m in enumerate(MODULE_NAMES)}
+    for task_id in sorted(chosen, key=lambda t: (order.get(modules[t], len(order)), modules[t], t)):
         per_model = outcomes[task_id]
         all_pass = all(o.passed == o.trials for o in per_model.values())
         all_fail = all(o.passed == 0 for o in per_model.values())
