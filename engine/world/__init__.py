@@ -1,0 +1,74 @@
+"""The simulated world that tool-calling tasks act on, its tools, failure injection and outcome grading.
+
+This package knows nothing of model servers or runners: an agent loop hands each tool call to
+:func:`execute` and sends back ``ToolOutcome.content``; a grader calls :func:`grade_episode` with the seed,
+the gold actions and the calls the model made.
+"""
+
+from engine.world.diff import changed_paths, flatten_state
+from engine.world.errors import (
+    BudgetExceeded,
+    InvalidRequest,
+    NotFound,
+    PolicyViolation,
+    ProtectedKey,
+    ToolDefinitionError,
+    ToolError,
+    WorldSpecError,
+)
+from engine.world.failures import FailureInjection
+from engine.world.grading import (
+    PASS_THRESHOLD,
+    WEIGHTS,
+    AnswerChecks,
+    CallPattern,
+    GradeSpec,
+    MessageCheck,
+    call_budget,
+    expected_world,
+    grade_episode,
+)
+from engine.world.markdown import compare_markdown, markdown_paths, markdown_problems
+from engine.world.state import WorldState, state_hash
+from engine.world.toolkit import Tool, json_schema_for, make_tool, parse_docstring, tool
+from engine.world.tools import TOOLS, select_tools
+from engine.world.world import GoldAction, ToolOutcome, World, execute
+
+__all__ = [
+    "PASS_THRESHOLD",
+    "TOOLS",
+    "WEIGHTS",
+    "AnswerChecks",
+    "BudgetExceeded",
+    "CallPattern",
+    "FailureInjection",
+    "GoldAction",
+    "GradeSpec",
+    "InvalidRequest",
+    "MessageCheck",
+    "NotFound",
+    "PolicyViolation",
+    "ProtectedKey",
+    "Tool",
+    "ToolDefinitionError",
+    "ToolError",
+    "ToolOutcome",
+    "World",
+    "WorldSpecError",
+    "WorldState",
+    "call_budget",
+    "changed_paths",
+    "compare_markdown",
+    "execute",
+    "expected_world",
+    "flatten_state",
+    "grade_episode",
+    "json_schema_for",
+    "make_tool",
+    "markdown_paths",
+    "markdown_problems",
+    "parse_docstring",
+    "select_tools",
+    "state_hash",
+    "tool",
+]
