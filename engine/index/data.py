@@ -1,0 +1,124 @@
+"""Read and write the per-model files of ``results/reported/`` and pick the score that counts per benchmark."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from engine.errors import UserError
+from engine.index.schema import ModelEntry, Score
+
+DEFAULT_DATA_DIR = Path("results/reported")
+
+# Which measurement wins when a benchmark has several: a neutral evaluator first, then the model's own lab,
+# then a rival's comparison table (often run without the model's best settings).
+_RANK = {"independent": 0, "lab": 1, "other_lab": 2}
+
+
+def _format_validation(path: Path, exc: ValidationError) -> str:
+    lines = [f"{path}: invalid model file"]
+    for err in exc.errors():
+        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
+        lines.append(f"  {path.name}: field '{where}': {err['msg']}")
+    return "\n".join(lines)
+
+
+def load_entry(path: Path) -> ModelEntry:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise UserError(f"{path}: not valid YAML: {exc}") from exc
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise UserError(f"{path}: expected a mapping of fields at the top level")
+    if raw.get("schema_version") != 1:
+        raise UserError(
+            f"{path}: field 'schema_version': expected 1, found {raw.get('schema_version')!r}; "
+            "this engine reads schema version 1"
+        )
+    try:
+        entry = ModelEntry.model_validate(raw)
+    except ValidationError as exc:
+        raise UserError(_format_validation(path, exc)) from exc
+    if entry.id != path.stem:
+        raise UserError(f"{path}: field 'id': '{entry.id}' does not match the file name '{path.stem}'")
+    return entry
+
+
+def load_entries(data_dir: Path = DEFAULT_DATA_DIR) -> list[ModelEntry]:
+    """Every model file in ``data_dir``, sorted by id. Errors name the file and the field."""
+    if not data_dir.is_dir():
+        raise UserError(f"{data_dir}: no such folder of reported scores")
+    entries = [load_entry(path) for path in sorted(data_dir.glob("*.yaml"))]
+    if not entries:
+        raise UserError(f"{data_dir}: no model files (*.yaml) found")
+    return entries
+
+
+def chosen_scores(entry: ModelEntry) -> dict[str, Score]:
+    """The one score per benchmark that enters the fit and the tables.
+
+    Independent beats lab beats other lab; within a tier a verified figure beats one that needs
+    verification, then the most recently checked, then the first in the file. Earlier-version scores live
+    elsewhere and are never considered.
+    """
+    best: dict[str, tuple[tuple[int, int, int, int], Score]] = {}
+    for position, score in enumerate(entry.scores):
+        key = (_RANK[score.measured_by], int(score.needs_verification), -score.checked.toordinal(), position)
+        current = best.get(score.benchmark)
+        if current is None or key < current[0]:
+            best[score.benchmark] = (key, score)
+    return {bench: pair[1] for bench, pair in best.items()}
+
+
+def lab_scores(entry: ModelEntry) -> dict[str, Score]:
+    """The lab's own figure per benchmark, kept for the model page when an independent one replaces it."""
+    out: dict[str, Score] = {}
+    for score in entry.scores:
+        if score.measured_by == "lab" and score.benchmark not in out:
+            out[score.benchmark] = score
+    return out
+
+
+def entry_to_yaml(entry: ModelEntry) -> str:
+    data = entry.model_dump(mode="json", exclude_none=True, exclude_defaults=False)
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
+
+
+def atomic_write_many(files: Iterable[tuple[Path, str]]) -> None:
+    """Write every file, or none: each goes to a temp file first (fsynced), then all are renamed."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, text in files:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            staged.append((tmp, path))
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+    for tmp, path in staged:
+        os.replace(tmp, path)
+
+
+def write_entries(data_dir: Path, entries: Iterable[ModelEntry]) -> None:
+    atomic_write_many((data_dir / f"{entry.id}.yaml", entry_to_yaml(entry)) for entry in entries)
+
+
+def today() -> dt.date:
+    return dt.date.today()
+
+
+def dump_plain(value: Any) -> str:
+    return yaml.safe_dump(value, sort_keys=False, allow_unicode=True)

@@ -1,0 +1,209 @@
+"""The file format of ``results/reported/<id>.yaml``: one open-weight model and the scores reported for it.
+
+Every score carries where it was read, who measured it and when it was checked, because the index is only
+as trustworthy as the figures that go in. Unknown keys are errors so a typo cannot silently drop a score.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+SCHEMA_VERSION = 1
+
+CORE_BENCHMARKS: tuple[str, ...] = (
+    "MMLU-Pro",
+    "GPQA Diamond",
+    "HLE",
+    "AIME",
+    "LiveCodeBench",
+    "SWE-bench Verified",
+)
+SUPPLEMENTARY_BENCHMARKS: tuple[str, ...] = (
+    "Terminal-Bench",
+    "tau2-Bench",
+    "IFBench",
+    "MMMU-Pro",
+    "MMLU",
+    "Multilingual MMLU",
+    "IFEval",
+    "BFCL",
+    "MATH-500",
+    "HMMT",
+    "AA-LCR",
+    "SciCode",
+)
+ALL_BENCHMARKS: tuple[str, ...] = CORE_BENCHMARKS + SUPPLEMENTARY_BENCHMARKS
+
+Benchmark = Literal[
+    "MMLU-Pro",
+    "GPQA Diamond",
+    "HLE",
+    "AIME",
+    "LiveCodeBench",
+    "SWE-bench Verified",
+    "Terminal-Bench",
+    "tau2-Bench",
+    "IFBench",
+    "MMMU-Pro",
+    "MMLU",
+    "Multilingual MMLU",
+    "IFEval",
+    "BFCL",
+    "MATH-500",
+    "HMMT",
+    "AA-LCR",
+    "SciCode",
+]
+Region = Literal["United States", "China", "Europe", "Rest of Asia", "Other"]
+REGIONS: tuple[str, ...] = ("United States", "China", "Europe", "Rest of Asia", "Other")
+MeasuredBy = Literal["lab", "other_lab", "independent"]
+Reasoning = Literal["thinking", "non-thinking"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Score(Strict):
+    """One figure read from one source."""
+
+    benchmark: Benchmark
+    value: float = Field(ge=0, le=100)
+    # AIME year, LiveCodeBench version or window, harness details: whatever the source states.
+    variant: str | None = None
+    source_url: str
+    measured_by: MeasuredBy
+    # Named for independent scores (shown on hover), e.g. "Artificial Analysis".
+    evaluator: str | None = None
+    checked: dt.date
+    # True while the figure comes from a copy or secondary source and has not been read on the lab's own page.
+    needs_verification: bool = False
+    note: str | None = None
+
+    @field_validator("source_url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        if not value.startswith(("https://", "http://")):
+            raise ValueError("source_url must be an http(s) address of the page the figure was read from")
+        return value
+
+    @model_validator(mode="after")
+    def _evaluator(self) -> Score:
+        if self.measured_by == "independent" and not self.evaluator:
+            raise ValueError("an independent score must name its evaluator")
+        return self
+
+
+class EarlierVersion(Strict):
+    """Scores of the previous release, shown as context only: never fitted, never in the table or charts."""
+
+    name: str
+    scores: list[Score]
+
+
+class Attention(Strict):
+    """The parts of config.json that decide the size of the context cache.
+
+    ``full_layers`` hold every token, ``sliding_layers`` hold at most ``sliding_window`` tokens and
+    ``recurrent_layers`` (Mamba, short convolution, linear attention) hold a constant state. Layers that have
+    none of these (MLP-only blocks) are simply not counted.
+    """
+
+    layers: int = Field(ge=1)
+    full_layers: int = Field(ge=0)
+    sliding_layers: int = Field(default=0, ge=0)
+    sliding_window: int | None = Field(default=None, ge=1)
+    recurrent_layers: int = Field(default=0, ge=0)
+    kv_heads: int = Field(ge=1)
+    head_dim: int = Field(ge=1)
+    source_url: str
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Attention:
+        if self.full_layers + self.sliding_layers + self.recurrent_layers > self.layers:
+            raise ValueError("full_layers + sliding_layers + recurrent_layers is larger than layers")
+        if self.sliding_layers and self.sliding_window is None:
+            raise ValueError("sliding_layers is set but sliding_window is missing")
+        if self.full_layers + self.sliding_layers == 0:
+            raise ValueError("a model needs at least one attention layer (full or sliding)")
+        return self
+
+
+class Pricing(Strict):
+    """From the OpenRouter models API, in USD per million tokens."""
+
+    input_per_m: float = Field(ge=0)
+    output_per_m: float = Field(ge=0)
+    blended_per_m: float = Field(ge=0)
+    providers: int = Field(ge=0)
+    synced: dt.date
+
+
+class Hub(Strict):
+    """From the Hugging Face models API: downloads are a rolling 30-day count of the main repository."""
+
+    downloads_30d: int = Field(ge=0)
+    likes: int = Field(ge=0)
+    synced: dt.date
+
+
+class ModelEntry(Strict):
+    schema_version: Literal[1]
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    name: str = Field(min_length=1)
+    lab: str = Field(min_length=1)
+    region: Region
+    fully_open: bool = False
+    # Another lab's model this one was trained from; None for a lab's own model.
+    fine_tune_of: str | None = None
+    total_params_b: float = Field(gt=0, lt=100)
+    active_params_b: float | None = Field(default=None, gt=0)
+    release_date: dt.date | None = None
+    hf_repo: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+    openrouter_id: str | None = Field(default=None, pattern=r"^[a-z0-9_.-]+/[A-Za-z0-9_.:-]+$")
+    # Set when one model has a thinking and a non-thinking mode: each mode is its own entry.
+    reasoning: Reasoning | None = None
+    checked: dt.date
+    attention: Attention | None = None
+    scores: list[Score] = Field(default_factory=list)
+    earlier_version: EarlierVersion | None = None
+    pricing: Pricing | None = None
+    hub: Hub | None = None
+    notes: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelEntry:
+        if self.active_params_b is not None and self.active_params_b > self.total_params_b:
+            raise ValueError("active_params_b is larger than total_params_b")
+        seen: set[tuple[str, str, str, str | None]] = set()
+        for score in self.scores:
+            key = (score.benchmark, score.measured_by, score.source_url, score.variant)
+            if key in seen:
+                raise ValueError(
+                    f"two {score.benchmark} scores ({score.variant or 'no variant'}) by {score.measured_by} "
+                    f"from the same source {score.source_url}"
+                )
+            seen.add(key)
+        return self
+
+    @property
+    def is_moe(self) -> bool:
+        return self.active_params_b is not None and self.active_params_b < self.total_params_b
+
+    @property
+    def size_class(self) -> str:
+        return size_class(self.total_params_b)
+
+
+def size_class(total_params_b: float) -> str:
+    if total_params_b < 5:
+        return "Tiny"
+    if total_params_b < 15:
+        return "Small"
+    if total_params_b < 40:
+        return "Medium"
+    return "Large"
