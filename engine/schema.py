@@ -173,6 +173,8 @@ class Provenance(Strict):
     python_version: str
     served_context: int | None = None
     server: dict[str, Any] = Field(default_factory=dict)
+    # Tasks selected but not run, with the reason (no sandbox for code, context too small ...).
+    skipped_tasks: dict[str, str] = Field(default_factory=dict)
     started_at: str
     finished_at: str | None = None
     duration_s: float = 0.0

@@ -121,7 +121,7 @@ def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     ``name: text`` line starts an argument; more-indented lines continue it. Another section header
     (``Returns:``, ``Raises:``) ends the arguments and is not shown to the model.
     """
-    lines = doc.splitlines()
+    lines = inspect.cleandoc(doc).splitlines()
     description: list[str] = []
     args: dict[str, str] = {}
     section = "description"
@@ -145,8 +145,13 @@ def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
                 args[current] = match.group(2)
             elif current is not None:
                 args[current] = f"{args[current]} {stripped}".strip()
-    paragraphs = " \n".join(description).split(" \n \n")
-    summary = "\n\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
+    paragraphs: list[list[str]] = [[]]
+    for line in description:
+        if line:
+            paragraphs[-1].append(line)
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    summary = "\n\n".join(" ".join(p) for p in paragraphs if p)
     return summary, args
 
 

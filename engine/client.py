@@ -1,0 +1,332 @@
+"""The one place that speaks HTTP to a model server (OpenAI-compatible chat completions, over httpx).
+
+It sorts every failure into the model's fault (counted) or the infrastructure's (retried, then excluded),
+and returns a normalised ``Reply`` whatever server answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from engine.errors import ContextOverflow, InfraError, ToolCallParseFailure
+from engine.normalise import split_reasoning, tool_calls_from_text
+from engine.schema import Reply, Timings, ToolCall, Usage
+
+_CONTEXT_OVERFLOW_MARKERS = (
+    "exceed_context_size",
+    "exceeds the available context size",
+    "maximum context length",
+    "context length exceeded",
+    "context_length_exceeded",
+    "prompt is too long",
+    "requested tokens",
+)
+_TOOL_PARSE_MARKERS = ("parse tool call", "tool call parse", "failed to parse tool", "invalid tool call")
+
+
+@dataclass
+class ClientSettings:
+    endpoint: str  # base URL ending in /v1
+    model: str
+    api_key: str | None = field(default=None, repr=False)
+    temperature: float | None = None
+    thinking: bool | None = None
+    timeout_s: float = 600.0
+    connect_timeout_s: float = 10.0
+    max_retries: int = 4
+    backoff_s: float = 1.0
+    max_backoff_s: float = 30.0
+    # Streaming measures time to first token; tool turns are sent without it because several servers
+    # mangle streamed tool calls (an empty 200 body, names missing after the first chunk).
+    stream: bool = True
+
+
+def _classify_status(status: int, body: str, retry_after: str | None) -> Exception:
+    lower = body.lower()
+    if status in (400, 413, 500) and any(m in lower for m in _CONTEXT_OVERFLOW_MARKERS):
+        return ContextOverflow(f"the conversation does not fit the served context window: {body[:300]}")
+    if status == 500 and any(m in lower for m in _TOOL_PARSE_MARKERS):
+        return ToolCallParseFailure(f"the server could not parse the model's tool-call JSON: {body[:300]}")
+    wait: float | None = None
+    if retry_after:
+        try:
+            wait = float(retry_after)
+        except ValueError:
+            wait = None
+    if status == 429 or status >= 500 or status in (401, 403, 404, 408, 409):
+        return InfraError(f"server answered HTTP {status}: {body[:300]}", retry_after=wait)
+    return InfraError(f"server rejected the request with HTTP {status}: {body[:300]}", retryable=False)
+
+
+def _usage(raw: dict[str, Any] | None) -> Usage:
+    if not raw:
+        return Usage()
+    cached = (raw.get("prompt_tokens_details") or {}).get("cached_tokens")
+    return Usage(
+        prompt_tokens=raw.get("prompt_tokens"),
+        completion_tokens=raw.get("completion_tokens"),
+        cached_prompt_tokens=cached,
+    )
+
+
+def _server_timings(raw: dict[str, Any] | None, timings: Timings, usage: Usage) -> Usage:
+    """Copy llama.cpp's ``timings`` block into ours; it is the most exact decode rate there is."""
+    if not raw:
+        return usage
+    timings.decode_tps = raw.get("predicted_per_second", timings.decode_tps)
+    timings.prompt_ms = raw.get("prompt_ms", timings.prompt_ms)
+    timings.prompt_tps = raw.get("prompt_per_second", timings.prompt_tps)
+    if usage.cached_prompt_tokens is None and raw.get("cache_n") is not None:
+        usage = usage.model_copy(update={"cached_prompt_tokens": raw.get("cache_n")})
+    return usage
+
+
+class _StreamState:
+    def __init__(self) -> None:
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.finish_reason: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.timings: dict[str, Any] | None = None
+        self.first_token_at: float | None = None
+        # Servers that stream without usage (llama-cpp-python) send about one token per content delta.
+        self.deltas = 0
+
+    def feed(self, chunk: dict[str, Any], now: float) -> None:
+        if chunk.get("usage"):
+            self.usage = chunk["usage"]
+        if chunk.get("timings"):
+            self.timings = chunk["timings"]
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            text = delta.get("content")
+            thought = delta.get("reasoning_content") or delta.get("reasoning")
+            if (text or thought or delta.get("tool_calls")) and self.first_token_at is None:
+                self.first_token_at = now
+            if text or thought:
+                self.deltas += 1
+            if text:
+                self.content.append(text)
+            if thought:
+                self.reasoning.append(thought)
+            for part in delta.get("tool_calls") or []:
+                # Deltas are keyed by index; later chunks may carry an empty name (LM Studio) or no id.
+                slot = self.calls.setdefault(part.get("index", len(self.calls)), {"id": "", "name": "", "args": []})
+                slot["id"] = slot["id"] or part.get("id") or ""
+                fn = part.get("function") or {}
+                slot["name"] = slot["name"] or fn.get("name") or ""
+                if fn.get("arguments"):
+                    slot["args"].append(fn["arguments"])
+            if choice.get("finish_reason"):
+                self.finish_reason = choice["finish_reason"]
+
+
+class ChatClient:
+    """Async OpenAI-compatible chat client with retries and failure classification."""
+
+    def __init__(self, settings: ClientSettings, transport: httpx.AsyncBaseTransport | None = None):
+        self.settings = settings
+        headers = {"Content-Type": "application/json"}
+        if settings.api_key:
+            headers["Authorization"] = f"Bearer {settings.api_key}"
+        self._http = httpx.AsyncClient(
+            base_url=settings.endpoint.rstrip("/"),
+            headers=headers,
+            timeout=httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
+            transport=transport,
+        )
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def build_request(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None,
+        tool_choice: str | dict[str, Any] | None,
+        max_tokens: int,
+        seed: int | None,
+        stream: bool,
+    ) -> dict[str, Any]:
+        s = self.settings
+        body: dict[str, Any] = {"model": s.model, "messages": messages, "max_tokens": max_tokens}
+        if s.temperature is not None:
+            body["temperature"] = s.temperature
+        if seed is not None:
+            body["seed"] = seed
+        if tools:
+            body["tools"] = tools
+            if tool_choice is not None:
+                body["tool_choice"] = tool_choice
+        if s.thinking is not None:
+            body["chat_template_kwargs"] = {"enable_thinking": s.thinking}
+        if stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        return body
+
+    async def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
+        max_tokens: int = 1024,
+        seed: int | None = None,
+    ) -> Reply:
+        """Send one chat request, retrying infrastructure failures with exponential backoff."""
+        stream = self.settings.stream and not tools
+        body = self.build_request(
+            messages, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens, seed=seed, stream=stream
+        )
+        attempt = 0
+        while True:
+            try:
+                reply = await (self._stream(body) if stream else self._once(body))
+                break
+            except InfraError as exc:
+                attempt += 1
+                if not exc.retryable or attempt > self.settings.max_retries:
+                    raise
+                delay = exc.retry_after
+                if delay is None:
+                    delay = min(self.settings.max_backoff_s, self.settings.backoff_s * 2 ** (attempt - 1))
+                    delay *= 0.5 + random.random() / 2
+                await asyncio.sleep(delay)
+        if tools and not reply.tool_calls and reply.content:
+            names = {t["function"]["name"] for t in tools if "function" in t}
+            recovered = tool_calls_from_text(reply.content, names)
+            if recovered:
+                reply = reply.model_copy(update={"tool_calls": recovered})
+        return reply
+
+    async def _once(self, body: dict[str, Any]) -> Reply:
+        started = time.perf_counter()
+        try:
+            response = await self._http.post("/chat/completions", json=body)
+        except httpx.TimeoutException as exc:
+            raise InfraError(f"request timed out: {type(exc).__name__}") from exc
+        except httpx.TransportError as exc:
+            raise InfraError(f"could not reach the server: {type(exc).__name__}: {exc}") from exc
+        if response.status_code != 200:
+            raise _classify_status(response.status_code, response.text, response.headers.get("retry-after"))
+        try:
+            data = response.json()
+            choice = data["choices"][0]
+            message = choice.get("message") or {}
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise InfraError(f"server sent a malformed chat completion: {response.text[:200]!r}") from exc
+        wall = (time.perf_counter() - started) * 1000
+        timings = Timings(wall_ms=wall)
+        usage = _server_timings(data.get("timings"), timings, _usage(data.get("usage")))
+        calls = [
+            ToolCall(
+                id=c.get("id") or f"call_{i}",
+                name=(c.get("function") or {}).get("name") or "",
+                arguments=_arguments_text((c.get("function") or {}).get("arguments")),
+            )
+            for i, c in enumerate(message.get("tool_calls") or [])
+        ]
+        return _finish(
+            content=message.get("content") or "",
+            reasoning=message.get("reasoning_content") or message.get("reasoning"),
+            calls=calls,
+            finish_reason=choice.get("finish_reason"),
+            usage=usage,
+            timings=timings,
+        )
+
+    async def _stream(self, body: dict[str, Any]) -> Reply:
+        started = time.perf_counter()
+        state = _StreamState()
+        try:
+            async with self._http.stream("POST", "/chat/completions", json=body) as response:
+                if response.status_code != 200:
+                    text = (await response.aread()).decode("utf-8", "replace")
+                    raise _classify_status(response.status_code, text, response.headers.get("retry-after"))
+                saw_done = False
+                async for line in response.aiter_lines():
+                    if not line.startswith("data:"):
+                        continue
+                    payload = line[5:].strip()
+                    if payload == "[DONE]":
+                        saw_done = True
+                        break
+                    try:
+                        chunk = json.loads(payload)
+                    except json.JSONDecodeError as exc:
+                        raise InfraError(f"server sent a malformed stream chunk: {payload[:200]!r}") from exc
+                    if "error" in chunk and not chunk.get("choices"):
+                        err = json.dumps(chunk["error"])
+                        raise _classify_status(500, err, None)
+                    state.feed(chunk, time.perf_counter())
+        except httpx.TimeoutException as exc:
+            raise InfraError(f"request timed out: {type(exc).__name__}") from exc
+        except httpx.TransportError as exc:
+            raise InfraError(f"connection failed mid-reply: {type(exc).__name__}: {exc}") from exc
+        if not saw_done and state.finish_reason is None:
+            raise InfraError("the stream ended before the reply finished (connection dropped?)")
+        end = time.perf_counter()
+        timings = Timings(wall_ms=(end - started) * 1000)
+        usage = _usage(state.usage)
+        if state.first_token_at is not None:
+            timings.ttft_ms = (state.first_token_at - started) * 1000
+            decode_s = end - state.first_token_at
+            produced = usage.completion_tokens or state.deltas
+            if decode_s > 0 and produced > 1:
+                timings.decode_tps = (produced - 1) / decode_s
+        usage = _server_timings(state.timings, timings, usage)
+        calls = [
+            ToolCall(id=slot["id"] or f"call_{i}", name=slot["name"], arguments="".join(slot["args"]))
+            for i, slot in sorted(state.calls.items())
+        ]
+        return _finish(
+            content="".join(state.content),
+            reasoning="".join(state.reasoning) or None,
+            calls=calls,
+            finish_reason=state.finish_reason,
+            usage=usage,
+            timings=timings,
+        )
+
+
+def _arguments_text(raw: object) -> str:
+    if raw is None:
+        return "{}"
+    return raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+
+
+def _finish(
+    *,
+    content: str,
+    reasoning: str | None,
+    calls: list[ToolCall],
+    finish_reason: str | None,
+    usage: Usage,
+    timings: Timings,
+) -> Reply:
+    answer, inline = split_reasoning(content)
+    thoughts = "\n\n".join(p for p in (reasoning, inline) if p) or None
+    return Reply(
+        content=answer,
+        reasoning=thoughts,
+        tool_calls=calls,
+        finish_reason=finish_reason,
+        usage=usage,
+        timings=timings,
+    )

@@ -1,0 +1,42 @@
+"""``sllmb serve``: start the embedded llama.cpp server alone, for other clients."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from engine.errors import UserError
+from engine.local_server import embedded_server
+from engine.models_file import load_models
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="start the embedded llama.cpp server with a model from models.yaml",
+        description="Start the embedded llama.cpp server (the `local` extra) with a model file that a Python "
+                    "package ships, print its endpoint, and keep it running until Ctrl-C.",
+    )
+    p.add_argument("--model", "-m", help="a models.yaml name with a gguf source (default: the file's default)")
+    p.add_argument("--port", type=int, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--context", type=int, help="context window in tokens (default from models.yaml)")
+    p.set_defaults(func=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    models = load_models()
+    entry = models.find(args.model or models.default)
+    if entry is None:
+        raise UserError(f"model '{args.model}' is not in models.yaml; choose one of: "
+                        + ", ".join(m.name for m in models.models if m.gguf))
+    with embedded_server(entry, port=args.port, context=args.context) as server:
+        print(f"serving {server.model} at {server.endpoint} (context {server.context}); Ctrl-C to stop",
+              flush=True)
+        print(f"  sllmb run --endpoint {server.endpoint} --model {server.model}", file=sys.stderr)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            print("stopping", file=sys.stderr)
+    return 0

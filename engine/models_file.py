@@ -1,0 +1,107 @@
+"""``models.yaml``: what we know about each model (sizes from model cards, architecture, the GGUF file the
+embedded server can run). A model missing from it still scores; the board shows "?" for its size."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import Field, ValidationError, model_validator
+
+from engine.errors import UserError
+from engine.schema import Strict
+
+
+class GgufSource(Strict):
+    """A GGUF file shipped inside an installable Python package (no download at run time)."""
+
+    package: str
+    file: str
+    install: str
+
+    def locate(self) -> Path:
+        spec = importlib.util.find_spec(self.package)
+        if spec is None or not spec.submodule_search_locations:
+            raise UserError(f"the model file package '{self.package}' is not installed; run: {self.install}")
+        for folder in spec.submodule_search_locations:
+            candidate = Path(folder) / self.file
+            if candidate.is_file():
+                return candidate
+        raise UserError(f"package '{self.package}' is installed but has no {self.file}; run: {self.install}")
+
+
+class ModelEntry(Strict):
+    name: str = Field(min_length=1)
+    family: str | None = None
+    variant_of: str | None = None
+    total_params_b: float | None = Field(default=None, gt=0)
+    active_params_b: float | None = Field(default=None, gt=0)
+    architecture: Literal["dense", "moe", "ple"] = "dense"
+    quantisation: str | None = None
+    context: int | None = Field(default=None, gt=0)
+    thinking: bool = False
+    # Set when the embedded llama.cpp server can run this model from a file a package ships.
+    gguf: GgufSource | None = None
+    # Extra arguments for the embedded server (chat format and the like), from the model card.
+    server_args: list[str] = Field(default_factory=list)
+    card_url: str | None = None
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _active_not_above_total(self) -> ModelEntry:
+        if self.total_params_b and self.active_params_b and self.active_params_b > self.total_params_b:
+            raise ValueError("active_params_b cannot exceed total_params_b")
+        return self
+
+
+class ModelsFile(Strict):
+    schema_version: int = 1
+    default: str
+    models: list[ModelEntry]
+
+    @model_validator(mode="after")
+    def _names_unique_and_default_known(self) -> ModelsFile:
+        names = [m.name for m in self.models]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"model names must be unique; repeated: {', '.join(dupes)}")
+        if self.default not in names:
+            raise ValueError(f"default '{self.default}' is not one of the models listed")
+        return self
+
+    def find(self, name: str) -> ModelEntry | None:
+        for entry in self.models:
+            if entry.name == name:
+                return entry
+        return None
+
+
+def default_models_path() -> Path:
+    here = Path.cwd() / "models.yaml"
+    return here if here.is_file() else Path(__file__).resolve().parent.parent / "models.yaml"
+
+
+def load_models(path: Path | None = None) -> ModelsFile:
+    path = path or default_models_path()
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read models file: {exc}") from exc
+    except yaml.YAMLError as exc:
+        raise UserError(f"{path}: not valid YAML: {exc}") from exc
+    try:
+        return ModelsFile.model_validate(raw)
+    except ValidationError as exc:
+        details = []
+        for err in exc.errors():
+            loc = list(err["loc"])
+            if len(loc) >= 2 and loc[0] == "models" and isinstance(loc[1], int):
+                rows = (raw or {}).get("models") or []
+                name = rows[loc[1]].get("name", "?") if loc[1] < len(rows) and isinstance(rows[loc[1]], dict) else "?"
+                loc[1] = f"{loc[1]} ({name})"
+            where = ".".join(str(p) for p in loc) or "(top level)"
+            hint = "unknown key; remove it or fix its spelling" if err["type"] == "extra_forbidden" else err["msg"]
+            details.append(f"  {where}: {hint}")
+        raise UserError(f"{path}: invalid models file\n" + "\n".join(details)) from exc

@@ -1,0 +1,344 @@
+"""Run the selected tasks k times each against one model, checkpointing every trial, and write the result.
+
+The flow is one way: bank -> jobs -> episodes (module.run + module.grade) -> checkpoint lines -> one
+atomically written result file. Nothing is computed from the result file here except the scorecard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import httpx
+
+from engine import __version__
+from engine.bank import load_bank, select, task_set_hash
+from engine.checkpoint import Checkpoint, checkpoint_path, describe_mismatch, fingerprint
+from engine.client import ChatClient, ClientSettings
+from engine.errors import InfraError, ModelFailure, Truncated, UserError
+from engine.modules import MODULES
+from engine.modules.base import Conversation, Env, LoadedTask
+from engine.preflight import ServerInfo, probe
+from engine.results import load_run_file, write_run_file
+from engine.schema import CheckpointHeader, Grade, Provenance, RunFile, RunSettings, TrialRecord
+
+
+@dataclass
+class RunConfig:
+    model: str
+    endpoint: str
+    output: Path
+    api_key: str | None = field(default=None, repr=False)
+    trials: int = 3
+    add_trials: int = 0
+    concurrency: int = 1
+    profile: str = "full"
+    modules: list[str] | None = None
+    pattern: str | None = None
+    resume: bool = True
+    max_tokens: int | None = None
+    temperature: float | None = None
+    seed: int = 0
+    thinking: bool | None = None
+    save_responses: bool = False
+    allow_undersized_context: bool = False
+    tasks_dir: Path | None = None
+    served_context: int | None = None
+    server_meta: dict = field(default_factory=dict)
+    sandbox: object = None
+    sandbox_backend: str | None = None
+    skipped_tasks: dict[str, str] = field(default_factory=dict)
+    max_retries: int = 4
+    backoff_s: float = 1.0
+    request_timeout_s: float = 600.0
+    show_progress: bool = True
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _endpoint_host(endpoint: str) -> str:
+    """Host and port only: a URL may carry credentials (user:key@host) that must never reach a file."""
+    url = httpx.URL(endpoint)
+    return f"{url.host}:{url.port}" if url.port else (url.host or "unknown")
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).resolve().parent)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _settings(cfg: RunConfig, trials: int) -> RunSettings:
+    return RunSettings(
+        model=cfg.model,
+        endpoint_host=_endpoint_host(cfg.endpoint),
+        trials=trials,
+        profile=cfg.profile,
+        modules=sorted(cfg.modules or []),
+        filter=cfg.pattern,
+        thinking=cfg.thinking,
+        temperature=cfg.temperature,
+        seed=cfg.seed,
+        max_tokens=cfg.max_tokens,
+        concurrency=cfg.concurrency,
+        sandbox_backend=cfg.sandbox_backend,
+    )
+
+
+def _check_context(tasks: list[LoadedTask], served: int | None, allow: bool) -> None:
+    if served is None:
+        return
+    too_big = [(t.id, MODULES[t.task.module].required_context(t)) for t in tasks]
+    too_big = [(tid, need) for tid, need in too_big if need > served]
+    if too_big and not allow:
+        listing = ", ".join(f"{tid} (needs ~{need})" for tid, need in too_big[:8])
+        raise UserError(
+            f"the server's context window is {served} tokens, too small for {len(too_big)} selected task(s): "
+            f"{listing}. Start the server with a larger context (llama.cpp -c, Ollama OLLAMA_CONTEXT_LENGTH, "
+            "vLLM --max-model-len), deselect them with --modules/--filter, or pass --allow-undersized-context "
+            "to run them anyway (they will likely fail as context overflows)."
+        )
+
+
+def _check_writable(output: Path) -> None:
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        probe_file = output.parent / f".{output.name}.write-test"
+        probe_file.write_text("")
+        probe_file.unlink()
+    except OSError as exc:
+        raise UserError(f"cannot write the output {output}: {exc.strerror or exc}; choose another --output") from exc
+
+
+class Runner:
+    def __init__(self, cfg: RunConfig, on_trial: Callable[[TrialRecord], None] | None = None):
+        self.cfg = cfg
+        self.on_trial = on_trial
+
+    def plan(self) -> tuple[list[LoadedTask], Checkpoint, CheckpointHeader, list[TrialRecord], int]:
+        """Select tasks, reconcile with what a previous attempt left, and say which trials remain."""
+        cfg = self.cfg
+        tasks = select(load_bank(cfg.tasks_dir), profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
+        tasks = [t for t in tasks if t.id not in cfg.skipped_tasks]
+        if not tasks:
+            raise UserError("no task matches the selection (check --profile, --modules and --filter)")
+        _check_context(tasks, cfg.served_context, cfg.allow_undersized_context)
+        _check_writable(cfg.output)
+        checkpoint = Checkpoint(checkpoint_path(cfg.output))
+        previous_header, previous = None, []
+        if cfg.resume:
+            previous_header, previous = checkpoint.read()
+            if previous_header is None and cfg.output.is_file():
+                old = load_run_file(cfg.output)
+                previous_header = CheckpointHeader(fingerprint=fingerprint(old.settings), settings=old.settings,
+                                                   started_at=old.provenance.started_at)
+                previous = old.trials
+        else:
+            moved = checkpoint.set_aside()
+            if moved:
+                print(f"--no-resume: the previous checkpoint was kept as {moved}", file=sys.stderr)
+        base_trials = previous_header.settings.trials if previous_header and cfg.add_trials else cfg.trials
+        trials = base_trials + cfg.add_trials
+        settings = _settings(cfg, trials)
+        if previous_header is not None and previous_header.fingerprint != fingerprint(settings):
+            raise UserError(
+                f"{checkpoint.path if checkpoint.path.exists() else cfg.output} was written with different "
+                f"settings ({describe_mismatch(previous_header.settings, settings)}); re-issue the original "
+                "command to resume it, choose another --output, or pass --no-resume to start over "
+                "(the old checkpoint is kept as a .bak file)"
+            )
+        current = {t.id: t.hash for t in tasks}
+        keep: dict[tuple[str, int], TrialRecord] = {}
+        for rec in previous:
+            if current.get(rec.task_id) == rec.task_hash and rec.trial < trials and not rec.infra:
+                keep[(rec.task_id, rec.trial)] = rec
+        header = CheckpointHeader(
+            fingerprint=fingerprint(settings),
+            settings=settings,
+            started_at=previous_header.started_at if previous_header else _now(),
+        )
+        self.settings = settings
+        self.leftover = [r for r in previous if (r.task_id, r.trial) not in keep and current.get(r.task_id)
+                         is None and not r.infra]
+        return tasks, checkpoint, header, list(keep.values()), trials
+
+    async def _episode(self, client: ChatClient, task: LoadedTask, trial: int) -> TrialRecord:
+        cfg = self.cfg
+        seed = None if cfg.seed == -1 else cfg.seed + trial
+        env = Env(max_tokens=cfg.max_tokens, seed=seed, sandbox=cfg.sandbox)
+        module = MODULES[task.task.module]
+        convo = Conversation(client, task, env)
+        started = time.perf_counter()
+        grade: Grade | None = None
+        error: str | None = None
+        infra = False
+        truncation = "none"
+        try:
+            await module.run(task, convo, env)
+            grade = await asyncio.to_thread(module.grade, task, convo.turns, env)
+        except InfraError as exc:
+            infra, error = True, str(exc)
+        except Truncated as exc:
+            truncation, error = exc.truncation, str(exc)
+            gate = "degenerate" if exc.truncation == "degenerate" else None
+            grade = Grade(score=0.0, passed=False, reason=f"truncated ({exc.truncation})", hard_gate=gate)
+        except ModelFailure as exc:
+            error = str(exc)
+            grade = Grade(score=0.0, passed=False, reason=exc.kind)
+        turns = convo.turns
+        if not cfg.save_responses:
+            turns = [t.model_copy(update={"reasoning": None}) if t.reasoning else t for t in turns]
+        usages = [t.usage for t in convo.turns if t.usage is not None]
+        return TrialRecord(
+            task_id=task.id,
+            task_hash=task.hash,
+            module=task.task.module,
+            trial=trial,
+            seed=seed,
+            turns=turns,
+            grade=grade,
+            truncation=truncation,  # type: ignore[arg-type]
+            error=error,
+            infra=infra,
+            prompt_tokens=sum(u.prompt_tokens or 0 for u in usages),
+            completion_tokens=sum(u.completion_tokens or 0 for u in usages),
+            wall_s=round(time.perf_counter() - started, 4),
+        )
+
+    async def run(self) -> RunFile:
+        cfg = self.cfg
+        tasks, checkpoint, header, kept, trials = self.plan()
+        started = time.perf_counter()
+        done = {(r.task_id, r.trial) for r in kept}
+        jobs = [(t, i) for i in range(trials) for t in tasks if (t.id, i) not in done]
+        checkpoint.open(header, kept)
+        results: list[TrialRecord] = list(kept)
+        client = ChatClient(ClientSettings(
+            endpoint=cfg.endpoint, model=cfg.model, api_key=cfg.api_key, temperature=cfg.temperature,
+            thinking=cfg.thinking, max_retries=cfg.max_retries, backoff_s=cfg.backoff_s,
+            timeout_s=cfg.request_timeout_s,
+        ))
+        progress = _progress(cfg.show_progress, len(jobs) + len(kept), len(kept), cfg.model)
+        queue: asyncio.Queue[tuple[LoadedTask, int]] = asyncio.Queue()
+        for job in jobs:
+            queue.put_nowait(job)
+
+        async def worker() -> None:
+            while True:
+                try:
+                    task, trial = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                record = await self._episode(client, task, trial)
+                checkpoint.append(record)
+                results.append(record)
+                if self.on_trial:
+                    self.on_trial(record)
+                progress.advance(record)
+
+        try:
+            with progress:
+                await asyncio.gather(*(worker() for _ in range(max(1, cfg.concurrency))))
+        finally:
+            checkpoint.close()
+            await client.aclose()
+        order = {t.id: i for i, t in enumerate(tasks)}
+        results.sort(key=lambda r: (order[r.task_id], r.trial))
+        previous_duration = 0.0
+        if cfg.output.is_file() and cfg.resume:
+            try:
+                previous_duration = load_run_file(cfg.output).provenance.duration_s
+            except UserError:
+                previous_duration = 0.0
+        run = RunFile(
+            settings=self.settings,
+            provenance=Provenance(
+                bench_version=__version__,
+                git_commit=_git_commit(),
+                task_set_hash=task_set_hash(tasks),
+                python_version=platform.python_version(),
+                served_context=cfg.served_context,
+                server=cfg.server_meta,
+                skipped_tasks=cfg.skipped_tasks,
+                started_at=header.started_at,
+                finished_at=_now(),
+                duration_s=round(previous_duration + time.perf_counter() - started, 3),
+            ),
+            task_hashes={t.id: t.hash for t in tasks},
+            trials=results,
+        )
+        write_run_file(cfg.output, run)
+        if not self.leftover:
+            checkpoint.path.unlink(missing_ok=True)
+        return run
+
+
+class _Progress:
+    """A rich progress bar with ETA on a terminal; silent otherwise (CI logs stay readable)."""
+
+    def __init__(self, enabled: bool, total: int, completed: int, label: str):
+        self.enabled = enabled
+        self.failed = 0
+        self.excluded = 0
+        if enabled:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self._bar = Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[status]}"), TimeElapsedColumn(), TextColumn("ETA"),
+                TimeRemainingColumn(), transient=False,
+            )
+            self._task = self._bar.add_task(label, total=total, completed=completed, status="")
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
+            self._bar.stop()
+
+    def advance(self, record: TrialRecord) -> None:
+        if record.infra:
+            self.excluded += 1
+        elif not record.passed:
+            self.failed += 1
+        if self.enabled:
+            status = f"failed {self.failed} · excluded {self.excluded}"
+            self._bar.update(self._task, advance=1, status=status)
+
+
+def _progress(enabled: bool, total: int, completed: int, label: str) -> _Progress:
+    return _Progress(enabled and sys.stderr.isatty(), total, completed, label)
+
+
+async def preflight(cfg: RunConfig) -> ServerInfo:
+    info = await probe(cfg.endpoint, cfg.api_key, cfg.model)
+    if cfg.served_context is None:
+        cfg.served_context = info.served_context
+    cfg.server_meta = {**info.as_meta(), **cfg.server_meta}
+    return info
+
+
+def run_benchmark(cfg: RunConfig) -> RunFile:
+    """Preflight, context check, then the run. Raises ``UserError`` for anything the user must fix."""
+
+    async def main() -> RunFile:
+        await preflight(cfg)
+        return await Runner(cfg).run()
+
+    return asyncio.run(main())
