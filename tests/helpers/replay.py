@@ -1,0 +1,30 @@
+"""Replay a scripted transcript of one task through the real runner and return the graded trial.
+
+Used by every module's gold and near-miss tests: the scripted server plays reply i to the request that
+already holds i assistant messages, so a transcript is just the list of the model's replies in order.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine.runner import RunConfig, run_benchmark
+from engine.schema import TrialRecord
+from tests.helpers.scripted_server import Action, ScriptedServer, transcript
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def replay(task_id: str, replies: Sequence[Action], *, sandbox: object = None, **config: object) -> TrialRecord:
+    with ScriptedServer(transcript(replies)) as srv, tempfile.TemporaryDirectory() as tmp:
+        cfg = RunConfig(
+            model="scripted", endpoint=srv.url, output=Path(tmp) / "replay.json", trials=1,
+            pattern=task_id, tasks_dir=ROOT / "tasks", max_retries=0, backoff_s=0.01, show_progress=False,
+            sandbox=sandbox, **config,  # type: ignore[arg-type]
+        )
+        run = run_benchmark(cfg)
+    matching = [t for t in run.trials if t.task_id == task_id]
+    assert len(matching) == 1, f"expected one trial of {task_id}, got {[t.task_id for t in run.trials]}"
+    return matching[0]
