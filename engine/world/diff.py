@@ -2,7 +2,7 @@
 
 ``flatten_state`` walks the state: a model field adds ``.name``, a dict key adds ``["key"]``, and a leaf
 value ends a path (``orders["O-1"].status -> "approved"``). Append-only lists become multisets: each item is
-one path keyed by its canonical JSON, whose value is how many times it occurs. Markdown files expand into
+one path keyed by its canonical JSON (``refunds[{...}]``), whose value is how many times it occurs. Markdown files expand into
 their structural paths (see :mod:`engine.world.markdown`); other files into one path per line number, with
 trailing whitespace and the final newline ignored. Fields marked ``graded=False`` are left out.
 
@@ -56,7 +56,7 @@ def _walk(value: Any, path: str, out: dict[str, Any]) -> None:
             _walk(item, f"{path}[{json.dumps(key, ensure_ascii=False)}]", out)
     elif isinstance(value, list):
         for item in value:
-            key = f"{path}{{{canonical_json(_graded_dump(item))}}}"
+            key = f"{path}[{canonical_json(_graded_dump(item))}]"
             out[key] = out.get(key, 0) + 1
     else:
         out[path] = value

@@ -76,8 +76,13 @@ def test_docstring_parsing() -> None:
     assert args == {"a": "First argument, continued here.", "b": "Second."}
 
 
-def _sample(state: WorldState, name: str, points: list[Point], mode: Literal["fast", "slow"] = "fast",
-            limit: int | None = None) -> dict[str, Any]:
+def _sample(
+    state: WorldState,
+    name: str,
+    points: list[Point],
+    mode: Literal["fast", "slow"] = "fast",
+    limit: int | None = None,
+) -> dict[str, Any]:
     """Sample tool.
 
     Args:
@@ -101,7 +106,10 @@ def test_tool_schema_from_signature() -> None:
     assert params["additionalProperties"] is False
     assert "state" not in params["properties"]
     assert params["properties"]["mode"] == {
-        "description": "How.", "type": "string", "enum": ["fast", "slow"], "default": "fast",
+        "description": "How.",
+        "type": "string",
+        "enum": ["fast", "slow"],
+        "default": "fast",
     }
     assert params["properties"]["limit"]["type"] == ["integer", "null"]
     assert "default" not in params["properties"]["limit"]
