@@ -25,7 +25,14 @@ from engine.sandbox.core import (
     SandboxImageMissing,
     SandboxUnavailable,
 )
-from engine.sandbox.selection import AUTO_ORDER, BACKEND_NAMES, DEFAULT_TIMEOUT_S, make_backend, run, select_backend
+from engine.sandbox.selection import (
+    AUTO_ORDER,
+    BACKEND_NAMES,
+    DEFAULT_TIMEOUT_S,
+    make_backend,
+    run,
+    select_backend,
+)
 
 __all__ = [
     "AUTO_ORDER",

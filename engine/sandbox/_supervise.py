@@ -150,6 +150,20 @@ def supervise(
     )
 
 
+def _oom_kills() -> int:  # pragma: no cover - runs inside the container
+    """How many processes the container's memory cgroup has OOM-killed (cgroup v2 or v1 view)."""
+    for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
+        try:
+            with open(path) as fh:
+                for line in fh:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return 0
+
+
 def _container_main(argv: list[str]) -> int:  # pragma: no cover - runs inside the container
     """PID 1 of a sandbox container: ``python3 -I -c SOURCE TIMEOUT_S OUTPUT_BYTES``."""
     import ctypes
@@ -161,8 +175,16 @@ def _container_main(argv: list[str]) -> int:  # pragma: no cover - runs inside t
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
     except (OSError, AttributeError):
         pass
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    shutil.copytree("/sandbox_in", "/scratch", dirs_exist_ok=True)
+    try:
+        for root, dirs, names in os.walk("/sandbox_in"):
+            rel = os.path.relpath(root, "/sandbox_in")
+            for d in dirs:
+                os.makedirs(os.path.join("/scratch", rel, d), exist_ok=True)
+            for n in names:
+                shutil.copyfile(os.path.join(root, n), os.path.join("/scratch", rel, n))
+    except OSError as exc:
+        sys.stderr.buffer.write(STATUS_PREFIX + json.dumps({"setup_error": repr(exc)}).encode() + b"\n")
+        return 0
 
     def forward(fd: int, data: bytes) -> None:
         stream = sys.stdout.buffer if fd == 1 else sys.stderr.buffer
@@ -177,6 +199,8 @@ def _container_main(argv: list[str]) -> int:  # pragma: no cover - runs inside t
         cwd="/scratch",
         on_chunk=forward,
     )
+    if outcome.killed_reason is None and outcome.returncode == -signal.SIGKILL and _oom_kills() > 0:
+        outcome.killed_reason = "memory"
     status = {
         "returncode": outcome.returncode,
         "timed_out": outcome.timed_out,

@@ -196,7 +196,9 @@ class BubblewrapBackend:
                 group=uid,
             )
         except OSError as exc:
-            raise SandboxUnavailable(f"bubblewrap: could not start {self.bwrap}: {exc}. {INSTALL_HINT}") from exc
+            raise SandboxUnavailable(
+                f"bubblewrap: could not start {self.bwrap}: {exc}. {INSTALL_HINT}"
+            ) from exc
         finally:
             for fd in opened:
                 os.close(fd)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import resource
 import tarfile
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,11 @@ RUN_AS = "65534:65534"
 LABEL = "small-llm-bench.sandbox"
 #: Seconds the host waits beyond the program's own timeout (container start and stop) before killing it.
 HOST_GRACE_S = 20.0
+
+
+def _nproc_ceiling() -> int:
+    hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+    return 4096 if hard == resource.RLIM_INFINITY else min(hard, 4096)
 
 
 def _default_base_url() -> str | None:
@@ -72,8 +78,12 @@ class DockerBackend:
     def _connect(self) -> Any:
         if self._client is not None:
             return self._client
-        import docker  # imported here: a missing or broken SDK only disables this backend
-        from docker.errors import DockerException
+        # Imported here: a missing SDK disables this backend only.
+        try:
+            import docker  # type: ignore[import-untyped]
+            from docker.errors import DockerException  # type: ignore[import-untyped]
+        except ImportError as exc:
+            raise SandboxUnavailable(f"docker: the `docker` Python package is missing ({exc}). {INSTALL_HINT}")
 
         url = self.base_url or _default_base_url()
         try:
@@ -91,7 +101,7 @@ class DockerBackend:
         return client
 
     def check(self) -> None:
-        from docker.errors import DockerException, ImageNotFound
+        from docker.errors import DockerException, ImageNotFound  # type: ignore[import-untyped]
 
         client = self._connect()
         try:
@@ -122,7 +132,7 @@ class DockerBackend:
         return buf.getvalue()
 
     def _host_config(self, limits: Limits) -> dict[str, Any]:
-        from docker.types import Ulimit
+        from docker.types import Ulimit  # type: ignore[import-untyped]
 
         tmpfs_opts = f"rw,noexec,nosuid,nodev,size={limits.scratch_mb}m,mode=1777"
         fsize = limits.file_size_mb * 1024 * 1024
@@ -141,6 +151,10 @@ class DockerBackend:
                 Ulimit(name="fsize", soft=fsize, hard=fsize),
                 Ulimit(name="core", soft=0, hard=0),
                 Ulimit(name="nofile", soft=256, hard=256),
+                # Given explicitly because Podman replaces ALL its default ulimits once any is set, and
+                # its own nproc default can exceed the host's hard limit (runc then refuses to start).
+                # The real PID cap is pids_limit; this per-uid limit only has to be sane.
+                Ulimit(name="nproc", soft=_nproc_ceiling(), hard=_nproc_ceiling()),
             ],
             "environment": {},
             "working_dir": "/scratch",
@@ -164,7 +178,7 @@ class DockerBackend:
 
     def run(self, program: str, files: dict[str, str], *, limits: Limits, timeout_s: float) -> ExecResult:
         import requests
-        from docker.errors import DockerException, ImageNotFound, NotFound
+        from docker.errors import DockerException, ImageNotFound, NotFound  # type: ignore[import-untyped]
 
         named = validate_files(files)
         client = self._connect()
@@ -219,12 +233,15 @@ class DockerBackend:
                 status = None
         if status is None:
             # The init never reported: the container itself was killed (host timeout, OOM of PID 1...).
-            reason = "timeout" if host_killed else ("memory" if oom else "sandbox_died")
+            died = "timeout" if host_killed else ("memory" if oom else "sandbox_died")
             return ExecResult(
                 exit_code=signal_status(status_code), stdout=decode(stdout),
                 stderr=decode(stderr[: limits.output_bytes]), timed_out=host_killed, backend=self.name,
-                killed_reason=reason, stdout_truncated=len(stdout) >= limits.output_bytes,
+                killed_reason=died, stdout_truncated=len(stdout) >= limits.output_bytes,
             )
+        if "setup_error" in status:
+            raise InfraError(f"docker: the sandbox image could not set up the run: {status['setup_error']} "
+                             f"(rebuild it with `sandbox/build_image.sh {self.image}`)", retryable=False)
         code = status.get("returncode")
         reason = status.get("killed_reason")
         if reason is None and oom and code is not None and code < 0:
