@@ -2,9 +2,10 @@
 
 ``flatten_state`` walks the state: a model field adds ``.name``, a dict key adds ``["key"]``, and a leaf
 value ends a path (``orders["O-1"].status -> "approved"``). Append-only lists become multisets: each item is
-one path keyed by its canonical JSON (``refunds[{...}]``), whose value is how many times it occurs. Markdown files expand into
-their structural paths (see :mod:`engine.world.markdown`); other files into one path per line number, with
-trailing whitespace and the final newline ignored. Fields marked ``graded=False`` are left out.
+one path keyed by its canonical JSON (``refunds[{...}]``), whose value is how many times it occurs.
+Markdown files expand into their structural paths (see :mod:`engine.world.markdown`); other files into
+one path per line number, with trailing whitespace and the final newline ignored.
+Fields marked ``graded=False`` are left out.
 
 A path absent from a map is the value :data:`ABSENT`, so additions and deletions are ordinary changes.
 """
