@@ -6,6 +6,7 @@ the gold actions and the calls the model made.
 """
 
 from engine.world.diff import changed_paths, flatten_state
+from engine.world.episode import WorldEpisode, load_episode
 from engine.world.errors import (
     BudgetExceeded,
     InvalidRequest,
@@ -54,6 +55,7 @@ __all__ = [
     "ToolError",
     "ToolOutcome",
     "World",
+    "WorldEpisode",
     "WorldSpecError",
     "WorldState",
     "call_budget",
@@ -64,6 +66,7 @@ __all__ = [
     "flatten_state",
     "grade_episode",
     "json_schema_for",
+    "load_episode",
     "make_tool",
     "markdown_paths",
     "markdown_problems",

@@ -1,0 +1,69 @@
+"""One tool episode described as data: the seed, the tools offered, the faults, the gold, the grading.
+
+This is the part of a tools task's ``body`` that the world owns. The tools module's own body model can
+inherit from :class:`WorldEpisode` and add what the conversation needs (the prompt, the system message).
+In YAML::
+
+    world: {account: {budget: 500}, orders: {O-1: {customer: Ana, item: chair, unit_price: 80}}}
+    tools: [list_orders, approve_order, reject_order]
+    failures:
+      - {tool: approve_order, kind: first_call, message: "timeout contacting payments; retry"}
+    gold_actions:
+      - {tool: approve_order, args: {order_id: O-1}}
+      - {tool: approve_order, args: {order_id: O-1}}
+    forbidden_tools: [kv_delete]
+    checks: {must_mention: [O-1]}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import Field, ValidationError, field_validator
+
+from engine.schema import Grade, ToolCall
+from engine.world.errors import WorldSpecError
+from engine.world.grading import GradeSpec, expected_world, grade_episode
+from engine.world.state import WorldState
+from engine.world.tools import select_tools
+from engine.world.world import GoldAction, ToolOutcome, World
+
+
+class WorldEpisode(GradeSpec):
+    world: dict[str, Any] = Field(default_factory=dict)
+    gold_actions: list[GoldAction] = Field(default_factory=list)
+
+    @field_validator("world")
+    @classmethod
+    def _valid_seed(cls, value: dict[str, Any]) -> dict[str, Any]:
+        WorldState.model_validate(value)
+        return value
+
+    def new_world(self) -> World:
+        """A fresh world for one trial: the seed, the offered tools, the failure injections."""
+        tools = select_tools(self.tools) if self.tools is not None else None
+        return World(self.world, tools=tools, failures=self.failures)
+
+    def check(self) -> None:
+        """Raise :class:`WorldSpecError` unless the episode can run: known tools, gold that replays."""
+        self.new_world()
+        unknown = [g.tool for g in self.gold_actions if self.tools is not None and g.tool not in self.tools]
+        if unknown:
+            raise WorldSpecError(f"gold actions use tools the task does not offer: {unknown}")
+        expected_world(self.world, self.gold_actions, self)
+
+    def grade(
+        self, executed_calls: Sequence[ToolCall | ToolOutcome | Mapping[str, Any]], final_text: str = ""
+    ) -> Grade:
+        return grade_episode(self.world, self.gold_actions, executed_calls, self, final_text=final_text)
+
+
+def load_episode(data: Mapping[str, Any]) -> WorldEpisode:
+    """Validate an episode from a task body, with the error worded for the task author."""
+    try:
+        episode = WorldEpisode.model_validate(dict(data))
+    except ValidationError as exc:
+        raise WorldSpecError(f"invalid tool episode: {exc}") from exc
+    episode.check()
+    return episode
