@@ -27,6 +27,7 @@ _CLIP_LO, _CLIP_HI = 0.5, 99.5
 # so a slope of 1 spreads models over about four logits), a second factor's slope centred on 0.
 PRIOR_A_SD = 3.0
 PRIOR_B1_MEAN, PRIOR_B_SD = 1.0, 0.6
+MIN_SLOPE = 0.3
 # Noise variance: inverse-gamma(alpha, beta), which keeps a benchmark's noise away from zero.
 PRIOR_SIGMA_ALPHA, PRIOR_SIGMA_BETA = 2.0, 0.2
 
@@ -113,7 +114,10 @@ def _m_step(
     lhs = s_zz + var[:, None, None] * prior_prec[None]
     rhs = s_zy + var[:, None] * (prior_mean @ prior_prec)
     coef = np.linalg.solve(lhs, rhs[..., None])[..., 0]  # (J, K+1)
-    a, b = coef[:, 0], coef[:, 1:]
+    a, b = coef[:, 0], coef[:, 1:].copy()
+    # A benchmark never gets harder as ability rises: the first slope stays above a small floor. Without it a
+    # benchmark reported mostly by specialists (SWE-bench by coding models) can fit a negative slope.
+    b[:, 0] = np.maximum(b[:, 0], MIN_SLOPE)
     # Expected squared residual: (y - w.E[z])^2 + b' Cov(theta) b, over the models that reported.
     pred = ez @ coef.T
     spread = np.einsum("jk,nkl,jl->nj", b, cov, b)

@@ -1,0 +1,166 @@
+"""``index``: the Small LM Index commands (validate, show, sync-prices, sync-hub, can-i-run)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from engine.errors import InfraError, UserError
+from engine.index.data import DEFAULT_DATA_DIR, load_entries, today
+from engine.index.hardware import DEVICES, QUANT_BITS, Layout, device_named, estimate
+from engine.index.index import build_index
+from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS
+from engine.index.sync import (
+    DEFAULT_HF_BASE,
+    DEFAULT_OPENROUTER_BASE,
+    HF_BASE_ENV,
+    OPENROUTER_BASE_ENV,
+    base_url,
+    sync_hub,
+    sync_prices,
+)
+from engine.index.validate import format_report, leave_one_out
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "index",
+        help="the Small LM Index: validate the model, show a model's scores, sync prices and downloads",
+        description="The Small LM Index over the vendor-reported scores in results/reported/.",
+    )
+    sub = parser.add_subparsers(dest="index_command", metavar="SUBCOMMAND", required=True)
+
+    def data_dir_flag(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR,
+                       help=f"folder of model files (default: {DEFAULT_DATA_DIR})")
+
+    p = sub.add_parser("validate", help="leave-one-out error of the one- and two-factor models vs a baseline")
+    data_dir_flag(p)
+    p.add_argument("--json", action="store_true", help="print the table as JSON")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("show", help="every benchmark of one model: reported or estimated, with ranges")
+    p.add_argument("model", help="model id (the file name without .yaml)")
+    data_dir_flag(p)
+    p.add_argument("--json", action="store_true", help="print as JSON")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("sync-prices", help="refresh prices and provider counts from the OpenRouter models API")
+    data_dir_flag(p)
+    p.add_argument("--base-url", help=f"service address (default: ${OPENROUTER_BASE_ENV} or {DEFAULT_OPENROUTER_BASE})")
+    p.set_defaults(func=cmd_sync_prices)
+
+    p = sub.add_parser("sync-hub", help="refresh 30-day downloads and likes from the Hugging Face API")
+    data_dir_flag(p)
+    p.add_argument("--base-url", help=f"service address (default: ${HF_BASE_ENV} or {DEFAULT_HF_BASE})")
+    p.set_defaults(func=cmd_sync_hub)
+
+    p = sub.add_parser("can-i-run", help="memory and decode speed of one model on one device")
+    p.add_argument("model", help="model id")
+    p.add_argument("--quant", default="Q4_K_M", choices=list(QUANT_BITS))
+    p.add_argument("--context", type=int, default=8192, help="context length in tokens (default 8192)")
+    p.add_argument("--device", default=DEVICES[5].name, help="device name, as listed by --list-devices")
+    p.add_argument("--list-devices", action="store_true")
+    data_dir_flag(p)
+    p.set_defaults(func=cmd_can_i_run)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    report = leave_one_out(load_entries(args.data_dir))
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(format_report(report))
+    return 0
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}"
+
+
+def show_data(model_id: str, data_dir: Path) -> dict:
+    entries = load_entries(data_dir)
+    result = build_index(entries)
+    row = result.row(model_id)
+    if row is None:
+        known = ", ".join(sorted(e.id for e in entries)[:8])
+        raise UserError(f"no model '{model_id}' in {data_dir} (ids are file names, e.g. {known}, ...)")
+    benchmarks = []
+    for bench in ALL_BENCHMARKS:
+        score = row.chosen.get(bench)
+        if score is not None:
+            benchmarks.append({
+                "benchmark": bench, "core": bench in CORE_BENCHMARKS, "value": score.value,
+                "label": score.measured_by, "variant": score.variant, "source_url": score.source_url,
+                "evaluator": score.evaluator, "needs_verification": score.needs_verification,
+                "low": None, "high": None,
+            })
+        elif bench in row.estimates:
+            est = row.estimates[bench]
+            benchmarks.append({
+                "benchmark": bench, "core": bench in CORE_BENCHMARKS, "value": round(est.value, 2),
+                "label": "estimated", "variant": None, "source_url": None, "evaluator": None,
+                "needs_verification": False, "low": round(est.low, 2), "high": round(est.high, 2),
+                "capped": est.capped,
+            })
+    return {
+        "id": row.entry.id, "name": row.entry.name, "core_reported": row.core_count,
+        "index": None if row.index is None else round(row.index, 2),
+        "index_low": None if row.index_low is None else round(row.index_low, 2),
+        "index_high": None if row.index_high is None else round(row.index_high, 2),
+        "benchmarks": benchmarks,
+    }
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    data = show_data(args.model, args.data_dir)
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    rng = "" if data["index"] is None else f"  (95% range {_fmt(data['index_low'])}–{_fmt(data['index_high'])})"
+    print(f"{data['name']}  [{data['id']}]")
+    print(f"Small LM Index: {_fmt(data['index'])}{rng}   core benchmarks reported: {data['core_reported']}/6")
+    print()
+    print(f"{'benchmark':<20}{'score':>7}  {'label':<12}{'range / variant'}")
+    for b in data["benchmarks"]:
+        name = b["benchmark"] + (" *" if b["core"] else "")
+        extra = (f"{_fmt(b['low'])}–{_fmt(b['high'])}" if b["label"] == "estimated" else (b["variant"] or ""))
+        print(f"{name:<20}{b['value']:>7.1f}  {b['label']:<12}{extra}")
+    print("\n* core benchmark. Estimated scores are the model's predictions, not measurements.")
+    return 0
+
+
+def _sync(args: argparse.Namespace, fn, env: str, default: str, what: str) -> int:
+    base = base_url(args.base_url, env, default)
+    try:
+        report = fn(args.data_dir, base, today())
+    except InfraError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(report.summary(what))
+    return 0
+
+
+def cmd_sync_prices(args: argparse.Namespace) -> int:
+    return _sync(args, sync_prices, OPENROUTER_BASE_ENV, DEFAULT_OPENROUTER_BASE, "sync-prices")
+
+
+def cmd_sync_hub(args: argparse.Namespace) -> int:
+    return _sync(args, sync_hub, HF_BASE_ENV, DEFAULT_HF_BASE, "sync-hub")
+
+
+def cmd_can_i_run(args: argparse.Namespace) -> int:
+    if args.list_devices:
+        for device in DEVICES:
+            print(device.name)
+        return 0
+    entries = {e.id: e for e in load_entries(args.data_dir)}
+    if args.model not in entries:
+        raise UserError(f"no model '{args.model}' in {args.data_dir}")
+    result = estimate(Layout.of(entries[args.model]), args.quant, args.context, device_named(args.device))
+    print(f"weights {result.weights_gb:.2f} GB + context cache {result.kv_cache_gb:.2f} GB + runtime "
+          f"{result.runtime_gb:.2f} GB = {result.total_gb:.2f} GB on {args.device}: "
+          f"{'fits' if result.fits else 'does not fit'}; about {result.tokens_per_s:.0f} tokens/s")
+    return 0

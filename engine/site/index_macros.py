@@ -1,0 +1,382 @@
+"""What the Small LM Index pages show, computed here so templates only place finished text.
+
+Pure functions turn the fitted index into rows, chart points, per-model data and escaped HTML;
+``define_index_macros(env)`` registers them with mkdocs-macros. Every string that reaches HTML goes through
+``html.escape`` (model names and notes come from data files and are not trusted).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from engine.index.data import DEFAULT_DATA_DIR, lab_scores, load_entries
+from engine.index.hardware import calculator_models, calculator_tables
+from engine.index.index import IndexResult, IndexRow, build_index
+from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, REGIONS, ModelEntry
+from engine.index.validate import ValidationReport, leave_one_out
+
+SHORT = {
+    "MMLU-Pro": "MMLU-Pro",
+    "GPQA Diamond": "GPQA◆",
+    "HLE": "HLE",
+    "AIME": "AIME",
+    "LiveCodeBench": "LCB",
+    "SWE-bench Verified": "SWE-V",
+}
+LABELS = {"lab": "Lab-reported", "other_lab": "Other lab", "independent": "Independent", "estimated": "Estimated"}
+SIZE_CLASSES = ("Tiny", "Small", "Medium", "Large")
+
+
+def esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+# ------------------------------------------------------------------------------------------------ table
+
+
+def cell(row: IndexRow, bench: str) -> dict:
+    """One benchmark cell: the shown text, its kind and a hover title."""
+    score = row.chosen.get(bench)
+    if score is not None:
+        mark = {"independent": "✓", "other_lab": "*", "lab": ""}[score.measured_by]
+        title = LABELS[score.measured_by]
+        if score.evaluator:
+            title += f": {score.evaluator}"
+        if score.variant:
+            title += f" ({score.variant})"
+        return {"text": f"{score.value:.1f}{mark}", "kind": score.measured_by, "title": title,
+                "sort": score.value}
+    est = row.estimates.get(bench)
+    if est is not None:
+        return {"text": f"{est.value:.1f}", "kind": "estimated",
+                "title": f"Estimated, likely {est.low:.1f}–{est.high:.1f}", "sort": est.value}
+    return {"text": "—", "kind": "none", "title": "Not reported", "sort": None}
+
+
+def table_rows(result: IndexResult) -> list[dict]:
+    rows = []
+    for rank, row in enumerate(result.ranked(), start=1):
+        entry = row.entry
+        independent = any(s.measured_by == "independent" for s in row.chosen.values())
+        rows.append({
+            "rank": rank if row.index is not None else None,
+            "id": entry.id,
+            "name": entry.name,
+            "lab": entry.lab,
+            "region": entry.region,
+            "size_class": entry.size_class,
+            "total_params_b": entry.total_params_b,
+            "active_params_b": entry.active_params_b,
+            "fully_open": entry.fully_open,
+            "fine_tune": entry.fine_tune_of is not None,
+            "independent": independent,
+            "index": None if row.index is None else round(row.index, 1),
+            "index_text": _num(row.index),
+            "range_text": "" if row.index is None else f"{row.index_low:.1f}–{row.index_high:.1f}",
+            "core_text": f"{row.core_count}/6",
+            "cells": [cell(row, b) for b in CORE_BENCHMARKS],
+            "blended_price": entry.pricing.blended_per_m if entry.pricing else None,
+        })
+    return rows
+
+
+def render_table_html(rows: list[dict]) -> str:
+    """The sortable, filterable leaderboard; sorting and filters are in assets/index/index-table.js."""
+    region_opts = "".join(f'<option value="{esc(r)}">{esc(r)}</option>' for r in REGIONS)
+    size_opts = "".join(f'<option value="{esc(s)}">{esc(s)}</option>' for s in SIZE_CLASSES)
+    filters = (
+        '<div class="sli-filters">'
+        f'<label>Size <select data-filter="size"><option value="">All</option>{size_opts}</select></label> '
+        f'<label>Region <select data-filter="region"><option value="">All</option>{region_opts}</select></label> '
+        '<label><input type="checkbox" data-filter="open"> Fully open</label> '
+        '<label><input type="checkbox" data-filter="hide-ft"> Hide fine-tunes</label> '
+        '<label><input type="checkbox" data-filter="independent"> Independently measured</label>'
+        "</div>"
+    )
+    head = ["#", "Model", "Index", "Core", *[SHORT[b] for b in CORE_BENCHMARKS], "Params (B)", "Price $/M"]
+    kinds = ["num", "text", "num", "num", *["num"] * len(CORE_BENCHMARKS), "num", "num"]
+    ths = "".join(f'<th data-sort="{k}" tabindex="0">{esc(h)}</th>' for h, k in zip(head, kinds))
+    body = []
+    for r in rows:
+        attrs = (
+            f'data-size="{esc(r["size_class"])}" data-region="{esc(r["region"])}" '
+            f'data-open="{int(r["fully_open"])}" data-ft="{int(r["fine_tune"])}" '
+            f'data-independent="{int(r["independent"])}"'
+        )
+        name = f'<a href="../models/{esc(r["id"])}/">{esc(r["name"])}</a><br><small>{esc(r["lab"])}</small>'
+        tds = [
+            f'<td data-value="{esc(r["rank"] or "")}">{esc(r["rank"] or "")}</td>',
+            f'<td data-value="{esc(r["name"].lower())}">{name}</td>',
+            f'<td data-value="{esc(r["index"] if r["index"] is not None else "")}" '
+            f'title="{esc("likely " + r["range_text"] if r["range_text"] else "fewer than 2 core benchmarks")}">'
+            f'<strong>{esc(r["index_text"])}</strong></td>',
+            f'<td data-value="{esc(r["core_text"][0])}">{esc(r["core_text"])}</td>',
+        ]
+        for c in r["cells"]:
+            value = "" if c["sort"] is None else f'{c["sort"]:.2f}'
+            tds.append(f'<td class="sli-{esc(c["kind"])}" data-value="{esc(value)}" title="{esc(c["title"])}">'
+                       f'{esc(c["text"])}</td>')
+        params = r["total_params_b"]
+        params_text = f"{params:g}" + (f" ({r['active_params_b']:g} active)" if r["active_params_b"] else "")
+        tds.append(f'<td data-value="{esc(params)}">{esc(params_text)}</td>')
+        price = r["blended_price"]
+        tds.append(f'<td data-value="{esc("" if price is None else price)}">{esc(_num(price, 2))}</td>')
+        body.append(f"<tr {attrs}>{''.join(tds)}</tr>")
+    return (
+        f'{filters}<table class="sli-table"><thead><tr>{ths}</tr></thead>'
+        f'<tbody>{"".join(body)}</tbody></table>'
+    )
+
+
+# ------------------------------------------------------------------------------------------------ charts
+
+
+def chart_points(result: IndexResult, x: str) -> list[dict]:
+    """Points of a chart of the index against ``x``: "params" (total, B) or "price" (blended $/M)."""
+    points = []
+    for row in result.rows:
+        if row.index is None:
+            continue
+        entry = row.entry
+        if x == "params":
+            value = entry.total_params_b
+        elif x == "price":
+            if entry.pricing is None or entry.pricing.blended_per_m <= 0:
+                continue
+            value = entry.pricing.blended_per_m
+        else:
+            raise ValueError(f"unknown chart axis {x!r}")
+        points.append({"id": entry.id, "name": entry.name, "x": value, "y": round(row.index, 2),
+                       "region": entry.region})
+    return points
+
+
+def render_scatter_svg(points: list[dict], x_label: str, width: int = 720, height: int = 420) -> str:
+    """A static scatter (log x axis) as inline SVG: no script, no outside request."""
+    if not points:
+        return '<p class="sli-empty">No data for this chart yet.</p>'
+    left, right, top, bottom = 56, 16, 16, 48
+    xs = [math.log10(p["x"]) for p in points]
+    x_lo, x_hi = math.floor(min(xs)), math.ceil(max(xs))
+    if x_hi == x_lo:
+        x_hi += 1
+    y_lo, y_hi = 0.0, max(10.0, math.ceil(max(p["y"] for p in points) / 10) * 10)
+
+    def px(v: float) -> float:
+        return left + (math.log10(v) - x_lo) / (x_hi - x_lo) * (width - left - right)
+
+    def py(v: float) -> float:
+        return height - bottom - (v - y_lo) / (y_hi - y_lo) * (height - top - bottom)
+
+    parts = [f'<svg class="sli-chart" viewBox="0 0 {width} {height}" role="img" '
+             f'aria-label="{esc("Small LM Index against " + x_label)}">']
+    for e in range(x_lo, x_hi + 1):
+        x = px(10.0**e)
+        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" class="grid"/>')
+        parts.append(f'<text x="{x:.1f}" y="{height - bottom + 16}" text-anchor="middle">{esc(f"{10.0**e:g}")}</text>')
+    for v in range(int(y_lo), int(y_hi) + 1, 10):
+        y = py(v)
+        parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" class="grid"/>')
+        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{v}</text>')
+    for p in points:
+        parts.append(
+            f'<circle cx="{px(p["x"]):.1f}" cy="{py(p["y"]):.1f}" r="4" '
+            f'data-region="{esc(p["region"])}"><title>{esc(p["name"])}: {p["y"]:.1f} '
+            f'at {esc(format(p["x"], "g"))}</title></circle>'
+        )
+    parts.append(f'<text x="{(width + left) / 2:.0f}" y="{height - 8}" text-anchor="middle">{esc(x_label)}</text>')
+    parts.append(f'<text x="14" y="{(height - bottom) / 2:.0f}" transform="rotate(-90 14 '
+                 f'{(height - bottom) / 2:.0f})" text-anchor="middle">Small LM Index</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# ------------------------------------------------------------------------------------------------ model page
+
+
+def model_page_data(result: IndexResult, model_id: str) -> dict:
+    row = result.row(model_id)
+    if row is None:
+        raise KeyError(model_id)
+    entry = row.entry
+    lab_own = lab_scores(entry)
+    reported, estimated = [], []
+    for bench in ALL_BENCHMARKS:
+        score = row.chosen.get(bench)
+        if score is not None:
+            replaced = lab_own.get(bench) if score.measured_by == "independent" else None
+            reported.append({
+                "benchmark": bench, "core": bench in CORE_BENCHMARKS, "value": score.value,
+                "label": LABELS[score.measured_by], "kind": score.measured_by, "variant": score.variant,
+                "evaluator": score.evaluator, "source_url": score.source_url, "checked": score.checked.isoformat(),
+                "needs_verification": score.needs_verification,
+                "lab_value": None if replaced is None else replaced.value,
+            })
+        elif bench in row.estimates:
+            est = row.estimates[bench]
+            estimated.append({"benchmark": bench, "core": bench in CORE_BENCHMARKS, "value": round(est.value, 1),
+                              "low": round(est.low, 1), "high": round(est.high, 1), "capped": est.capped})
+    earlier = None
+    if entry.earlier_version is not None:
+        earlier = {"name": entry.earlier_version.name,
+                   "scores": [{"benchmark": s.benchmark, "value": s.value, "source_url": s.source_url}
+                              for s in entry.earlier_version.scores]}
+    sources = sorted({s.source_url for s in entry.scores})
+    return {
+        "id": entry.id, "name": entry.name, "lab": entry.lab, "region": entry.region,
+        "size_class": entry.size_class, "total_params_b": entry.total_params_b,
+        "active_params_b": entry.active_params_b, "fully_open": entry.fully_open,
+        "fine_tune_of": entry.fine_tune_of, "hf_repo": entry.hf_repo, "checked": entry.checked.isoformat(),
+        "index_text": _num(row.index), "range_text": "" if row.index is None else
+        f"{row.index_low:.1f}–{row.index_high:.1f}", "core_text": f"{row.core_count}/6",
+        "reported": reported, "estimated": estimated, "earlier": earlier, "sources": sources,
+        "pricing": None if entry.pricing is None else entry.pricing.model_dump(mode="json"),
+        "hub": None if entry.hub is None else entry.hub.model_dump(mode="json"),
+        "needs_verification": sum(1 for s in entry.scores if s.needs_verification),
+    }
+
+
+def render_model_html(data: dict) -> str:
+    out = [f'<div class="sli-model" data-model="{esc(data["id"])}">']
+    rng = f' <span class="sli-range">(likely {esc(data["range_text"])})</span>' if data["range_text"] else ""
+    out.append(f'<p class="sli-headline">Small LM Index <strong>{esc(data["index_text"])}</strong>{rng} · '
+               f'{esc(data["core_text"])} core benchmarks reported · {esc(data["lab"])} · {esc(data["region"])} · '
+               f'{esc(format(data["total_params_b"], "g"))}B</p>')
+    out.append('<table class="sli-scores"><thead><tr><th>Benchmark</th><th>Score</th><th>Label</th>'
+               "<th>Variant</th><th>Source</th></tr></thead><tbody>")
+    for s in data["reported"]:
+        label = s["label"] + (f": {s['evaluator']}" if s["evaluator"] else "")
+        lab_note = (f'<br><small>lab reported {esc(s["lab_value"])}</small>' if s["lab_value"] is not None else "")
+        flag = ' <small class="sli-verify">needs verification</small>' if s["needs_verification"] else ""
+        out.append(
+            f'<tr class="sli-{esc(s["kind"])}"><td>{esc(s["benchmark"])}{" ★" if s["core"] else ""}</td>'
+            f'<td>{esc(format(s["value"], ".1f"))}{lab_note}</td><td title="{esc(label)}">{esc(s["label"])}</td>'
+            f'<td>{esc(s["variant"] or "")}</td><td><a href="{esc(s["source_url"])}" rel="nofollow">source</a>'
+            f'{flag}</td></tr>'
+        )
+    out.append("</tbody></table>")
+    if data["estimated"]:
+        out.append('<h3>Not reported: estimated</h3><ul class="sli-estimates">')
+        for e in data["estimated"]:
+            capped = " (capped at the best reported score)" if e["capped"] else ""
+            out.append(f'<li class="sli-estimated">{esc(e["benchmark"])}: {esc(format(e["value"], ".1f"))} '
+                       f'<small>likely {esc(format(e["low"], ".1f"))}–{esc(format(e["high"], ".1f"))}{esc(capped)}</small></li>')
+        out.append("</ul>")
+    if data["earlier"]:
+        out.append(f'<h3>Earlier version: {esc(data["earlier"]["name"])}</h3><p><small>Context only: these '
+                   "never count toward the index.</small></p><ul>")
+        for s in data["earlier"]["scores"]:
+            out.append(f'<li>{esc(s["benchmark"])}: {esc(s["value"])} '
+                       f'(<a href="{esc(s["source_url"])}" rel="nofollow">source</a>)</li>')
+        out.append("</ul>")
+    out.append(f'<p><small>Last checked {esc(data["checked"])}.</small></p><h3>Sources</h3><ol class="sli-sources">')
+    out.extend(f'<li><a href="{esc(u)}" rel="nofollow">{esc(u)}</a></li>' for u in data["sources"])
+    out.append("</ol></div>")
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------------------------ calculator
+
+
+def calculator_json(entries: list[ModelEntry]) -> str:
+    """Data for the calculator page, safe to place inside <script type="application/json">."""
+    text = json.dumps({"tables": calculator_tables(), "models": calculator_models(entries)}, ensure_ascii=False)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def render_calculator_html(entries: list[ModelEntry]) -> str:
+    return (
+        f'<script type="application/json" id="cir-data">{calculator_json(entries)}</script>'
+        '<div class="cir-form">'
+        '<label>Model <select id="cir-model"></select></label>'
+        '<label>Device <select id="cir-device"></select></label>'
+        '<label>Quantisation <select id="cir-quant"></select></label>'
+        '<label>Context (tokens) <input id="cir-context" type="number" min="1" step="1024" value="8192"></label>'
+        "</div>"
+        '<table class="cir-result"><tbody>'
+        '<tr><th>Weights</th><td id="cir-weights"></td></tr>'
+        '<tr><th>Context cache</th><td id="cir-cache"></td></tr>'
+        '<tr><th>Runtime buffers</th><td id="cir-runtime"></td></tr>'
+        '<tr><th>Total</th><td id="cir-total"></td></tr>'
+        '<tr><th>Verdict</th><td id="cir-fits"></td></tr>'
+        '<tr><th>Decode speed</th><td id="cir-speed"></td></tr>'
+        "</tbody></table>"
+    )
+
+
+# ------------------------------------------------------------------------------------------------ validation
+
+
+def validation_table_markdown(report: ValidationReport) -> str:
+    methods = [("1-factor", "One factor"), ("2-factor", "Two factors"), ("baseline", "Benchmark average")]
+    lines = ["| Benchmark | Scores | " + " | ".join(f"{label} (mean / median)" for _, label in methods) + " |",
+             "| --- | ---: | " + " | ".join("---:" for _ in methods) + " |"]
+    for bench in (*CORE_BENCHMARKS, "all"):
+        n = report.table["1-factor"][bench].count
+        cells = " | ".join(f"{report.table[m][bench].mean:.2f} / {report.table[m][bench].median:.2f}"
+                           for m, _ in methods)
+        label = "**All core**" if bench == "all" else bench
+        lines.append(f"| {label} | {n} | {cells} |")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------------ macros
+
+
+def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
+    """Register the index macros. Data is loaded and fitted once, on first use, per site build."""
+    cache: dict[str, Any] = {}
+
+    def entries() -> list[ModelEntry]:
+        if "entries" not in cache:
+            cache["entries"] = load_entries(Path(env.project_dir) / data_dir if hasattr(env, "project_dir")
+                                            else data_dir)
+        return cache["entries"]
+
+    def result() -> IndexResult:
+        if "result" not in cache:
+            cache["result"] = build_index(entries())
+        return cache["result"]
+
+    @env.macro
+    def index_table() -> str:
+        return render_table_html(table_rows(result()))
+
+    @env.macro
+    def index_chart(axis: str) -> str:
+        label = {"params": "Total parameters (billions, log scale)",
+                 "price": "Blended price, USD per million tokens (log scale)"}[axis]
+        return render_scatter_svg(chart_points(result(), axis), label)
+
+    @env.macro
+    def index_model(model_id: str) -> str:
+        return render_model_html(model_page_data(result(), model_id))
+
+    @env.macro
+    def can_i_run() -> str:
+        return render_calculator_html(entries())
+
+    @env.macro
+    def index_validation_table() -> str:
+        if "validation" not in cache:
+            cache["validation"] = leave_one_out(entries())
+        return validation_table_markdown(cache["validation"])
+
+    @env.macro
+    def index_counts() -> dict:
+        rows = result().rows
+        return {
+            "models": len(rows),
+            "with_index": sum(1 for r in rows if r.index is not None),
+            "needs_verification": sum(1 for r in rows if any(s.needs_verification for s in r.entry.scores)),
+        }
+
+    env.variables["index_model_ids"] = [e.id for e in entries()]

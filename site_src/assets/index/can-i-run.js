@@ -1,0 +1,85 @@
+/* "Can I run it?" — the browser copy of engine/index/hardware.py. Same formula, same tables (read from the
+ * JSON the page embeds); tests/index/test_calculator_js.py checks both give the same numbers.
+ * Plain JS, no libraries. Works in the browser and under node (module.exports) for the test. */
+(function (root) {
+  "use strict";
+
+  function kvCacheGb(m, context, t) {
+    var perTokenPerLayer = m.kv_heads * m.head_dim * 2 * t.kv_bytes;
+    var tokens = m.full_layers * context + m.sliding_layers * Math.min(context, m.sliding_window);
+    return (tokens * perTokenPerLayer + m.recurrent_layers * t.recurrent_state_mb * 1e6) / 1e9;
+  }
+
+  function estimate(m, quant, context, device, t) {
+    var bits = t.quant_bits[quant];
+    if (bits === undefined) { throw new Error("unknown quantisation " + quant); }
+    if (!(context >= 1)) { throw new Error("context must be at least 1 token"); }
+    var weights = m.total_params_b * bits / 8;
+    var cache = kvCacheGb(m, context, t);
+    var runtime = t.runtime_base_gb + t.runtime_share * weights;
+    var total = weights + cache + runtime;
+    var readPerToken = m.active_params_b * bits / 8 + cache;
+    var speed = device.bandwidth_gbs * device.efficiency / readPerToken;
+    if (m.active_params_b < m.total_params_b) { speed *= t.moe_speed_factor; }
+    return {
+      weights_gb: weights, kv_cache_gb: cache, runtime_gb: runtime, total_gb: total,
+      fits: total <= device.memory_gb, tokens_per_s: speed
+    };
+  }
+
+  function option(select, value, label) {
+    var o = document.createElement("option");
+    o.value = value;
+    o.textContent = label; // text, never HTML: names come from data files
+    select.appendChild(o);
+  }
+
+  function setText(id, text) {
+    var el = document.getElementById(id);
+    if (el) { el.textContent = text; }
+  }
+
+  function mount() {
+    var dataEl = document.getElementById("cir-data");
+    if (!dataEl || dataEl.getAttribute("data-mounted") === "1") { return; }
+    dataEl.setAttribute("data-mounted", "1");
+    var data = JSON.parse(dataEl.textContent);
+    var t = data.tables;
+    var mSel = document.getElementById("cir-model");
+    var dSel = document.getElementById("cir-device");
+    var qSel = document.getElementById("cir-quant");
+    var cIn = document.getElementById("cir-context");
+    data.models.forEach(function (m, i) { option(mSel, String(i), m.name); });
+    t.devices.forEach(function (d, i) { option(dSel, String(i), d.name); });
+    Object.keys(t.quant_bits).forEach(function (q) { option(qSel, q, q + " (" + t.quant_bits[q] + " bits)"); });
+    qSel.value = "Q4_K_M";
+    function update() {
+      var m = data.models[Number(mSel.value)];
+      var d = t.devices[Number(dSel.value)];
+      var ctx = Math.max(1, Math.round(Number(cIn.value) || 0));
+      var r = estimate(m, qSel.value, ctx, d, t);
+      setText("cir-weights", r.weights_gb.toFixed(2) + " GB");
+      setText("cir-cache", r.kv_cache_gb.toFixed(2) + " GB");
+      setText("cir-runtime", r.runtime_gb.toFixed(2) + " GB");
+      setText("cir-total", r.total_gb.toFixed(2) + " GB of " + d.memory_gb + " GB");
+      setText("cir-fits", r.fits ? "Fits" : "Does not fit");
+      setText("cir-speed", r.fits ? "about " + r.tokens_per_s.toFixed(0) + " tokens/s" : "—");
+      var verdict = document.getElementById("cir-fits");
+      if (verdict) { verdict.className = r.fits ? "cir-yes" : "cir-no"; }
+    }
+    [mSel, dSel, qSel, cIn].forEach(function (el) { el.addEventListener("input", update); });
+    update();
+  }
+
+  var api = { estimate: estimate, kvCacheGb: kvCacheGb, mount: mount };
+  if (typeof module !== "undefined" && module.exports) {
+    module.exports = api;
+  } else {
+    root.CanIRunIt = api;
+    if (root.document$ && typeof root.document$.subscribe === "function") {
+      root.document$.subscribe(mount); // Material's instant navigation
+    } else if (root.document) {
+      root.document.addEventListener("DOMContentLoaded", mount);
+    }
+  }
+})(typeof window !== "undefined" ? window : this);
