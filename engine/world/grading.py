@@ -196,8 +196,7 @@ def grade_episode(
             spec = GradeSpec.model_validate(spec)
         except ValidationError as exc:
             raise WorldSpecError(f"invalid grading spec: {exc}") from exc
-    seed_world = World(seed_state) if not isinstance(seed_state, WorldState) else None
-    seed = seed_world.state if seed_world is not None else seed_state
+    seed = seed_state if isinstance(seed_state, WorldState) else World(seed_state).state
     expected = expected_world(seed, gold_actions, spec)
     calls = [_as_tool_call(c, i) for i, c in enumerate(executed_calls)]
     final = _replay(seed, spec, calls)

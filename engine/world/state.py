@@ -71,9 +71,13 @@ class Order(WorldModel):
         return money(self.quantity * self.unit_price)
 
 
+def _only_delivered() -> list[OrderStatus]:
+    return ["delivered"]
+
+
 class RefundPolicy(WorldModel):
     max_amount: float = Field(default=100.0, ge=0)
-    refundable_statuses: list[OrderStatus] = Field(default_factory=lambda: ["delivered"])
+    refundable_statuses: list[OrderStatus] = Field(default_factory=_only_delivered)
     # Empty means every reason is accepted.
     allowed_reasons: list[RefundReason] = Field(default_factory=list)
 

@@ -119,7 +119,7 @@ def execute(world: World, call: ToolCall | Mapping[str, Any]) -> ToolOutcome:
 
 
 def _run(world: World, call: ToolCall) -> ToolOutcome:
-    base = {"call_id": call.id, "name": call.name, "arguments": call.arguments}
+    base: dict[str, Any] = {"call_id": call.id, "name": call.name, "arguments": call.arguments}
     tool = world.tools.get(call.name)
     if tool is None:
         names = ", ".join(world.tools) or "none"

@@ -276,6 +276,8 @@ def test_same_input_graded_twice_gives_the_same_grade(seed: dict[str, Any]) -> N
         seed, GOLD, model_calls, {"checks": {"must_mention": ["O-1"]}}, final_text="O-1 ok"
     )
     assert first.model_dump() == second.model_dump()
+    # The grade goes into a JSON result file as it is.
+    assert json.loads(json.dumps(first.model_dump())) == first.model_dump()
 
 
 def test_a_failing_gold_action_is_a_task_error(seed: dict[str, Any]) -> None:

@@ -120,6 +120,7 @@ def test_validation_is_strict_and_returns_python_values() -> None:
     values = t.validate({"name": "n", "points": [{"x": 1}]})
     assert isinstance(values["points"][0], Point)
     assert values["mode"] == "fast"
+    bad: dict[str, Any]
     for bad in (
         {"name": 1, "points": []},
         {"name": "n", "points": [{"x": "1"}]},
