@@ -83,7 +83,9 @@ class DockerBackend:
             import docker  # type: ignore[import-untyped]
             from docker.errors import DockerException  # type: ignore[import-untyped]
         except ImportError as exc:
-            raise SandboxUnavailable(f"docker: the `docker` Python package is missing ({exc}). {INSTALL_HINT}")
+            raise SandboxUnavailable(
+                f"docker: the `docker` Python package is missing ({exc}). {INSTALL_HINT}"
+            ) from exc
 
         url = self.base_url or _default_base_url()
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 from engine.errors import UserError
 from engine.sandbox.core import (
@@ -37,7 +38,12 @@ def make_backend(name: str) -> Backend:
     raise UserError(f"unknown sandbox {name!r} (--sandbox): choose one of {', '.join(BACKEND_NAMES)}")
 
 
-def select_backend(name: str | None = None, allow_unsandboxed: bool = False) -> Backend:
+def select_backend(
+    name: str | None = None,
+    allow_unsandboxed: bool = False,
+    *,
+    candidates: Sequence[Backend] | None = None,
+) -> Backend:
     """Return a backend that works here.
 
     ``name`` (``--sandbox``) picks one and raises if it does not work: :class:`SandboxUnavailable` (a
@@ -46,6 +52,7 @@ def select_backend(name: str | None = None, allow_unsandboxed: bool = False) -> 
     backends of :data:`AUTO_ORDER` are tried in turn; when none works, the unsandboxed backend is returned
     only if ``allow_unsandboxed`` (``--allow-unsandboxed``), else :class:`SandboxUnavailable` lists why each
     failed. Call it once per bench run and keep the backend: checking starts a probe execution.
+    ``candidates`` replaces the automatic list (configured backend objects, tried in order).
     """
     if name == "unsandboxed" and not allow_unsandboxed:
         raise UserError("--sandbox unsandboxed runs model-written code on this host; add --allow-unsandboxed "
@@ -55,11 +62,10 @@ def select_backend(name: str | None = None, allow_unsandboxed: bool = False) -> 
         backend.check()
         return backend
     reasons: list[str] = []
-    for candidate in AUTO_ORDER:
-        if candidate == "bubblewrap" and not sys.platform.startswith("linux"):
-            reasons.append("bubblewrap: Linux only")
-            continue
-        backend = make_backend(candidate)
+    if candidates is None:
+        names = [n for n in AUTO_ORDER if n != "bubblewrap" or sys.platform.startswith("linux")]
+        candidates = [make_backend(n) for n in names]
+    for backend in candidates:
         try:
             backend.check()
         except (SandboxUnavailable, SandboxImageMissing) as exc:
