@@ -187,7 +187,10 @@ class Runner:
         truncation = "none"
         try:
             await module.run(task, convo, env)
-            grade = await asyncio.to_thread(module.grade, task, convo.turns, env)
+            if getattr(module, "grade_blocks", False):  # graders that run code keep the event loop free
+                grade = await asyncio.to_thread(module.grade, task, convo.turns, env)
+            else:
+                grade = module.grade(task, convo.turns, env)
         except InfraError as exc:
             infra, error = True, str(exc)
         except Truncated as exc:

@@ -76,6 +76,15 @@ def tool_call(name: str, arguments: dict[str, Any] | str, call_id: str | None = 
     return {"name": name, "arguments": args, "id": call_id}
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (a test of time-outs) is expected; anything else is printed."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
 class ScriptedServer:
     """Context manager: ``with ScriptedServer(responder) as srv: srv.url`` is the /v1 base URL."""
 
@@ -186,23 +195,31 @@ class ScriptedServer:
                     self._json(200, _completion(body, action), action.headers)
 
             def _stream(self, body: dict[str, Any], action: Action) -> None:
+                # Chunked transfer encoding on a kept-alive connection, as real servers stream.
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Connection", "close")
+                self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
-                self.close_connection = True
                 chunks = list(_chunks(body, action))
                 cut = len(chunks) // 2 if action.drop_mid_stream else None
+                parts = []
                 for i, chunk in enumerate(chunks):
                     if cut is not None and i == cut:
+                        self._send_chunk("".join(parts).encode())
                         self.wfile.flush()
+                        self.close_connection = True
                         self.connection.shutdown(2)
                         return
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
+                    parts.append(f"data: {json.dumps(chunk)}\n\n")
+                parts.append("data: [DONE]\n\n")
+                self._send_chunk("".join(parts).encode())
+                self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+            def _send_chunk(self, data: bytes) -> None:
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+
+        self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()

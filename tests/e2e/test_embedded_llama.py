@@ -1,0 +1,46 @@
+"""End to end on a real llama.cpp server (llama-cpp-python) with the bundled SmolLM2-135M model.
+
+No endpoint is configured, so ``run`` must start the embedded server itself, run the knowledge module,
+stop the server and write a valid result file. The tiny model fails most answers; what is checked here is
+that every trial reached the model and was graded, none lost to the harness.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from engine.results import load_run_file
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.llama
+
+
+def test_run_with_no_endpoint_benchmarks_the_embedded_model(tmp_path):
+    out = tmp_path / "smollm2.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BENCH_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "run", "--modules", "knowledge", "--trials", "1", "--output", str(out),
+         "-q"],
+        cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "embedded llama.cpp server" in done.stderr
+    run = load_run_file(out)
+    assert run.settings.model == "smollm2-135m-instruct"
+    assert run.provenance.served_context == 8192
+    assert len(run.trials) == 4
+    for trial in run.trials:
+        assert not trial.infra, trial.error
+        assert trial.grade is not None
+        replies = [t for t in trial.turns if t.role == "assistant"]
+        assert replies and (replies[0].content or trial.truncation != "none")
+    assert "headline pass^1" in done.stdout
+    # the server was stopped: nothing listens on the recorded address any more
+    host, port = run.settings.endpoint_host.split(":")
+    with pytest.raises(OSError):
+        socket.create_connection((host, int(port)), timeout=2).close()
