@@ -92,7 +92,8 @@ def _e_step(
     """Posterior mean (N, K) and covariance (N, K, K) of every model's ability."""
     k = b.shape[1]
     w = mask / sigma**2
-    precision = np.eye(k)[None] + np.einsum("nj,jk,jl->nkl", w, b, b)
+    outer = (b[:, :, None] * b[:, None, :]).reshape(len(b), k * k)
+    precision = np.eye(k)[None] + (w @ outer).reshape(-1, k, k)
     cov = np.linalg.inv(precision)
     h = (w * (ymat - a)) @ b
     mean = np.einsum("nkl,nl->nk", cov, h)
@@ -104,11 +105,11 @@ def _m_step(
     prior_mean: np.ndarray, prior_prec: np.ndarray,
 ) -> Params:
     """MAP update of every benchmark's difficulty, slopes and noise, given the abilities' posteriors."""
-    n = mean.shape[0]
+    n, k1 = mean.shape[0], mean.shape[1] + 1
     ez = np.concatenate([np.ones((n, 1)), mean], axis=1)  # (N, K+1)
-    ezz = np.einsum("nk,nl->nkl", ez, ez)
+    ezz = ez[:, :, None] * ez[:, None, :]
     ezz[:, 1:, 1:] += cov
-    s_zz = np.einsum("nj,nkl->jkl", mask, ezz)
+    s_zz = (mask.T @ ezz.reshape(n, -1)).reshape(mask.shape[1], k1, k1)
     s_zy = (mask * ymat).T @ ez
     var = sigma**2
     lhs = s_zz + var[:, None, None] * prior_prec[None]
@@ -120,7 +121,8 @@ def _m_step(
     b[:, 0] = np.maximum(b[:, 0], MIN_SLOPE)
     # Expected squared residual: (y - w.E[z])^2 + b' Cov(theta) b, over the models that reported.
     pred = ez @ coef.T
-    spread = np.einsum("jk,nkl,jl->nj", b, cov, b)
+    k = k1 - 1
+    spread = cov.reshape(n, k * k) @ (b[:, :, None] * b[:, None, :]).reshape(len(b), k * k).T
     ss = np.sum(mask * ((ymat - pred) ** 2 + spread), axis=0)
     counts = mask.sum(axis=0)
     new_var = (ss + 2 * PRIOR_SIGMA_BETA) / (counts + 2 * PRIOR_SIGMA_ALPHA + 2)
