@@ -30,7 +30,9 @@ def main() -> int:
     print(f"load {len(entries)} model files: {loaded - start:.2f} s")
     print(f"fit (one factor):              {fitted - loaded:.2f} s")
     print(f"leave-one-out ({report.n_scores} scores x 1- and 2-factor refits): {done - fitted:.2f} s")
-    print(f"fit + validation: {total:.2f} s (target < {TARGET_S:.0f} s): {'ok' if total < TARGET_S else 'SLOW'}")
+    print(
+        f"fit + validation: {total:.2f} s (target < {TARGET_S:.0f} s): {'ok' if total < TARGET_S else 'SLOW'}"
+    )
     return 0 if total < TARGET_S else 1
 
 

@@ -33,8 +33,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = parser.add_subparsers(dest="index_command", metavar="SUBCOMMAND", required=True)
 
     def data_dir_flag(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR,
-                       help=f"folder of model files (default: {DEFAULT_DATA_DIR})")
+        p.add_argument(
+            "--data-dir",
+            type=Path,
+            default=DEFAULT_DATA_DIR,
+            help=f"folder of model files (default: {DEFAULT_DATA_DIR})",
+        )
 
     p = sub.add_parser("validate", help="leave-one-out error of the one- and two-factor models vs a baseline")
     data_dir_flag(p)
@@ -47,9 +51,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print as JSON")
     p.set_defaults(func=cmd_show)
 
-    p = sub.add_parser("sync-prices", help="refresh prices and provider counts from the OpenRouter models API")
+    p = sub.add_parser(
+        "sync-prices", help="refresh prices and provider counts from the OpenRouter models API"
+    )
     data_dir_flag(p)
-    p.add_argument("--base-url", help=f"service address (default: ${OPENROUTER_BASE_ENV} or {DEFAULT_OPENROUTER_BASE})")
+    p.add_argument(
+        "--base-url", help=f"service address (default: ${OPENROUTER_BASE_ENV} or {DEFAULT_OPENROUTER_BASE})"
+    )
     p.set_defaults(func=cmd_sync_prices)
 
     p = sub.add_parser("sync-hub", help="refresh 30-day downloads and likes from the Hugging Face API")
@@ -91,22 +99,41 @@ def show_data(model_id: str, data_dir: Path) -> dict:
     for bench in ALL_BENCHMARKS:
         score = row.chosen.get(bench)
         if score is not None:
-            benchmarks.append({
-                "benchmark": bench, "core": bench in CORE_BENCHMARKS, "value": score.value,
-                "label": score.measured_by, "variant": score.variant, "source_url": score.source_url,
-                "evaluator": score.evaluator, "needs_verification": score.needs_verification,
-                "low": None, "high": None,
-            })
+            benchmarks.append(
+                {
+                    "benchmark": bench,
+                    "core": bench in CORE_BENCHMARKS,
+                    "value": score.value,
+                    "label": score.measured_by,
+                    "variant": score.variant,
+                    "source_url": score.source_url,
+                    "evaluator": score.evaluator,
+                    "needs_verification": score.needs_verification,
+                    "low": None,
+                    "high": None,
+                }
+            )
         elif bench in row.estimates:
             est = row.estimates[bench]
-            benchmarks.append({
-                "benchmark": bench, "core": bench in CORE_BENCHMARKS, "value": round(est.value, 2),
-                "label": "estimated", "variant": None, "source_url": None, "evaluator": None,
-                "needs_verification": False, "low": round(est.low, 2), "high": round(est.high, 2),
-                "capped": est.capped,
-            })
+            benchmarks.append(
+                {
+                    "benchmark": bench,
+                    "core": bench in CORE_BENCHMARKS,
+                    "value": round(est.value, 2),
+                    "label": "estimated",
+                    "variant": None,
+                    "source_url": None,
+                    "evaluator": None,
+                    "needs_verification": False,
+                    "low": round(est.low, 2),
+                    "high": round(est.high, 2),
+                    "capped": est.capped,
+                }
+            )
     return {
-        "id": row.entry.id, "name": row.entry.name, "core_reported": row.core_count,
+        "id": row.entry.id,
+        "name": row.entry.name,
+        "core_reported": row.core_count,
         "index": None if row.index is None else round(row.index, 2),
         "index_low": None if row.index_low is None else round(row.index_low, 2),
         "index_high": None if row.index_high is None else round(row.index_high, 2),
@@ -119,14 +146,16 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
-    rng = "" if data["index"] is None else f"  (95% range {_fmt(data['index_low'])}–{_fmt(data['index_high'])})"
+    rng = (
+        "" if data["index"] is None else f"  (95% range {_fmt(data['index_low'])}–{_fmt(data['index_high'])})"
+    )
     print(f"{data['name']}  [{data['id']}]")
     print(f"Small LM Index: {_fmt(data['index'])}{rng}   core benchmarks reported: {data['core_reported']}/6")
     print()
     print(f"{'benchmark':<20}{'score':>7}  {'label':<12}{'range / variant'}")
     for b in data["benchmarks"]:
         name = b["benchmark"] + (" *" if b["core"] else "")
-        extra = (f"{_fmt(b['low'])}–{_fmt(b['high'])}" if b["label"] == "estimated" else (b["variant"] or ""))
+        extra = f"{_fmt(b['low'])}–{_fmt(b['high'])}" if b["label"] == "estimated" else (b["variant"] or "")
         print(f"{name:<20}{b['value']:>7.1f}  {b['label']:<12}{extra}")
     print("\n* core benchmark. Estimated scores are the model's predictions, not measurements.")
     return 0
@@ -160,7 +189,9 @@ def cmd_can_i_run(args: argparse.Namespace) -> int:
     if args.model not in entries:
         raise UserError(f"no model '{args.model}' in {args.data_dir}")
     result = estimate(Layout.of(entries[args.model]), args.quant, args.context, device_named(args.device))
-    print(f"weights {result.weights_gb:.2f} GB + context cache {result.kv_cache_gb:.2f} GB + runtime "
-          f"{result.runtime_gb:.2f} GB = {result.total_gb:.2f} GB on {args.device}: "
-          f"{'fits' if result.fits else 'does not fit'}; about {result.tokens_per_s:.0f} tokens/s")
+    print(
+        f"weights {result.weights_gb:.2f} GB + context cache {result.kv_cache_gb:.2f} GB + runtime "
+        f"{result.runtime_gb:.2f} GB = {result.total_gb:.2f} GB on {args.device}: "
+        f"{'fits' if result.fits else 'does not fit'}; about {result.tokens_per_s:.0f} tokens/s"
+    )
     return 0

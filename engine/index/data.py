@@ -1,4 +1,4 @@
-"""Read and write the per-model files of ``results/reported/`` and pick the score that counts per benchmark."""
+"""Read and write the model files of ``results/reported/``; pick the score that counts per benchmark."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from engine.errors import UserError
 from engine.index.schema import ModelEntry, Score
 
 DEFAULT_DATA_DIR = Path("results/reported")
-# libyaml's loader when PyYAML was built with it (ten times faster on the ~1 MB of model files), else Python's.
+# libyaml's loader when PyYAML has it (ten times faster on the ~1 MB of model files), else Python's.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # Which measurement wins when a benchmark has several: a neutral evaluator first, then the model's own lab,

@@ -1,14 +1,14 @@
 """'Can I run it?': memory and decode speed of a model on a device, from its real attention layout.
 
 memory = weights (parameters x bits per weight of the quantisation)
-       + context cache (full layers hold every token, sliding-window layers at most the window, recurrent layers
-         a constant state)
+       + context cache (full layers hold every token, sliding-window layers at most the window,
+         recurrent layers a constant state)
        + runtime buffers (0.5 GB + 2% of the weights)
 speed  = device bandwidth x efficiency / bytes read per generated token (the active weights plus the cache),
          with a penalty for Mixture-of-Experts models, whose expert reads are scattered.
 
 The same formula runs in the browser (site_src/assets/index/can-i-run.js); a test checks the two agree. Both
-read the tables below through ``calculator_tables()`` so there is one copy of every constant. GB means 1e9 bytes.
+read the tables below through ``calculator_tables()``: one copy of every constant. GB means 1e9 bytes.
 """
 
 from __future__ import annotations

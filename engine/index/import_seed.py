@@ -88,7 +88,9 @@ def attention_layouts(rows: list[dict[str, str]]) -> dict[str, dict]:
     for name in ("Qwen3-4B", "Qwen3-8B", "Qwen3-14B", "Qwen3-32B"):
         r = by_model[name]
         n = int(r["num_hidden_layers"])
-        out[name] = full(name, n, int(r["num_key_value_heads"]), 128, "copy of config.json; all full attention")
+        out[name] = full(
+            name, n, int(r["num_key_value_heads"]), 128, "copy of config.json; all full attention"
+        )
     out["Qwen3-30B-A3B"] = full("Qwen3-30B-A3B", 48, 4, 128, "copy of config.json; all full attention; MoE")
     derived = "config of the base model; head_dim = hidden_size / attention heads"
     out["Qwen2.5-7B-Instruct"] = full(
@@ -111,26 +113,58 @@ def attention_layouts(rows: list[dict[str, str]]) -> dict[str, dict]:
     out["Llama-3.1-70B-Instruct"] = full("Llama-3.1-70B-Instruct", 80, 8, 128, derived)
     out["Llama-3.3-70B-Instruct"] = full("Llama-3.3-70B-Instruct", 80, 8, 128, derived)
     out["gpt-oss-20b"] = _attention(
-        url("gpt-oss-20b"), "alternating sliding (128 tokens) and full attention, 12 of each",
-        layers=24, full_layers=12, sliding_layers=12, sliding_window=128, kv_heads=8, head_dim=64,
+        url("gpt-oss-20b"),
+        "alternating sliding (128 tokens) and full attention, 12 of each",
+        layers=24,
+        full_layers=12,
+        sliding_layers=12,
+        sliding_window=128,
+        kv_heads=8,
+        head_dim=64,
     )
     out["Seed-OSS-36B-Instruct"] = full("Seed-OSS-36B-Instruct", 64, 8, 128, "README model summary")
     out["Nemotron-Nano-9B-v2"] = _attention(
-        url("Nemotron-Nano-9B-v2"), "hybrid: 27 Mamba2 layers, 4 attention layers, 25 MLP-only layers",
-        layers=56, full_layers=4, recurrent_layers=27, kv_heads=8, head_dim=128,
+        url("Nemotron-Nano-9B-v2"),
+        "hybrid: 27 Mamba2 layers, 4 attention layers, 25 MLP-only layers",
+        layers=56,
+        full_layers=4,
+        recurrent_layers=27,
+        kv_heads=8,
+        head_dim=128,
     )
     out["OLMo 2 7B Instruct (1124)"] = full("OLMo 2 7B", 32, 32, 128, "OLMo-core config; MHA")
     out["OLMo 2 13B Instruct (1124)"] = full("OLMo 2 13B", 40, 40, 128, "OLMo-core config; MHA")
     out["OLMo 2 32B Instruct (0325)"] = full("OLMo 2 32B", 64, 8, 128, "OLMo-core config; GQA")
     olmo3 = "3 sliding-window (4096) layers to 1 full, repeating; the last layer is full"
     for name in ("Olmo 3 7B Instruct", "Olmo 3 7B Think"):
-        out[name] = _attention(url("OLMo 3 7B"), olmo3, layers=32, full_layers=8, sliding_layers=24,
-                               sliding_window=4096, kv_heads=32, head_dim=128)
-    out["Olmo 3 32B Think"] = _attention(url("OLMo 3 32B"), olmo3, layers=64, full_layers=16,
-                                         sliding_layers=48, sliding_window=4096, kv_heads=8, head_dim=128)
+        out[name] = _attention(
+            url("OLMo 3 7B"),
+            olmo3,
+            layers=32,
+            full_layers=8,
+            sliding_layers=24,
+            sliding_window=4096,
+            kv_heads=32,
+            head_dim=128,
+        )
+    out["Olmo 3 32B Think"] = _attention(
+        url("OLMo 3 32B"),
+        olmo3,
+        layers=64,
+        full_layers=16,
+        sliding_layers=48,
+        sliding_window=4096,
+        kv_heads=8,
+        head_dim=128,
+    )
     out["LFM2-1.2B"] = _attention(
-        url("LFM2-1.2B"), "hybrid: 10 short-convolution blocks and 6 attention blocks",
-        layers=16, full_layers=6, recurrent_layers=10, kv_heads=8, head_dim=64,
+        url("LFM2-1.2B"),
+        "hybrid: 10 short-convolution blocks and 6 attention blocks",
+        layers=16,
+        full_layers=6,
+        recurrent_layers=10,
+        kv_heads=8,
+        head_dim=64,
     )
     out["SmolLM3-3B"] = full("SmolLM3-3B", 36, 4, 128, "copy of config.json; all full attention")
     out["Devstral Small 1.1 (2507)"] = full("Devstral Small 1.1 (2507)", 40, 8, 128, "copy of config.json")
@@ -146,14 +180,26 @@ def attention_layouts(rows: list[dict[str, str]]) -> dict[str, dict]:
         ("Gemma 3 27B IT", 62, 16, 128, 1024),
     ):
         glob = layers // 6
-        out[name] = _attention(url(name), gemma, layers=layers, full_layers=glob, sliding_layers=layers - glob,
-                               sliding_window=window, kv_heads=kv, head_dim=hd)
+        out[name] = _attention(
+            url(name),
+            gemma,
+            layers=layers,
+            full_layers=glob,
+            sliding_layers=layers - glob,
+            sliding_window=window,
+            kv_heads=kv,
+            head_dim=hd,
+        )
     out["Granite 4.0 Micro"] = full("Granite 4.0 Micro", 40, 8, 64, "copy of the model card's table")
     granite_h = "hybrid: 4 attention layers and 36 Mamba2 layers"
-    for name, kv, hd in (("Granite 4.0 H Micro", 8, 64), ("Granite 4.0 H Tiny", 4, 128),
-                         ("Granite 4.0 H Small", 8, 128)):
-        out[name] = _attention(url(name), granite_h, layers=40, full_layers=4, recurrent_layers=36,
-                               kv_heads=kv, head_dim=hd)
+    for name, kv, hd in (
+        ("Granite 4.0 H Micro", 8, 64),
+        ("Granite 4.0 H Tiny", 4, 128),
+        ("Granite 4.0 H Small", 8, 128),
+    ):
+        out[name] = _attention(
+            url(name), granite_h, layers=40, full_layers=4, recurrent_layers=36, kv_heads=kv, head_dim=hd
+        )
     return out
 
 
@@ -265,8 +311,10 @@ def build_entries(data_dir: Path, checked: dt.date) -> tuple[list[ModelEntry], l
             display = f"{name} ({mode})" if len(variants) > 1 else name
             active = _num(meta.get("active_b", ""))
             release = meta.get("release_date", "")
-            notes = ["Imported from the gathered starting set; figures marked needs_verification were read "
-                     "from a copy or secondary source and still need checking against the lab's own page."]
+            notes = [
+                "Imported from the gathered starting set; figures marked needs_verification were read "
+                "from a copy or secondary source and still need checking against the lab's own page."
+            ]
             if "country" in meta:
                 notes.append("Region from the lab's headquarters (general knowledge, not from a source).")
             entries.append(
@@ -280,7 +328,8 @@ def build_entries(data_dir: Path, checked: dt.date) -> tuple[list[ModelEntry], l
                     fine_tune_of=FINE_TUNE_OF.get(name),
                     total_params_b=total,
                     active_params_b=active if active is not None and active < total else None,
-                    release_date=dt.date.fromisoformat(release) if re.fullmatch(r"\d{4}-\d\d-\d\d", release)
+                    release_date=dt.date.fromisoformat(release)
+                    if re.fullmatch(r"\d{4}-\d\d-\d\d", release)
                     else None,
                     hf_repo=meta.get("hf_repo") or None,
                     reasoning=mode if len(variants) > 1 else None,

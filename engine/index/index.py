@@ -65,7 +65,7 @@ class IndexResult:
 
 
 def observations(entries: list[ModelEntry]) -> tuple[Observations, list[dict[str, Score]], tuple[str, ...]]:
-    """Long-form scores of every entry (the chosen score per benchmark), over the benchmarks anyone reported."""
+    """Long-form chosen scores of every entry, over the benchmarks anyone reported."""
     chosen = [chosen_scores(e) for e in entries]
     present = {bench for c in chosen for bench in c}
     benches = tuple(b for b in ALL_BENCHMARKS if b in present)
@@ -76,13 +76,18 @@ def observations(entries: list[ModelEntry]) -> tuple[Observations, list[dict[str
             mi.append(i)
             bi.append(pos[bench])
             sc.append(score.value)
-    obs = Observations(np.array(mi, dtype=int), np.array(bi, dtype=int), np.array(sc, dtype=float),
-                       len(entries), len(benches))
+    obs = Observations(
+        np.array(mi, dtype=int),
+        np.array(bi, dtype=int),
+        np.array(sc, dtype=float),
+        len(entries),
+        len(benches),
+    )
     return obs, chosen, benches
 
 
 def core_average(model: FittedModel, theta: np.ndarray, core_idx: list[int], caps: np.ndarray) -> float:
-    """Expected average over the core benchmarks at ability ``theta``, each capped at its best reported score."""
+    """Expected core average at ability ``theta``, each benchmark capped at its best reported score."""
     logits = model.difficulty[core_idx] + model.slope[core_idx] @ theta
     return float(np.mean(np.minimum(to_score(logits), caps)))
 

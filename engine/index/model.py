@@ -55,7 +55,9 @@ class Observations:
     def without(self, k: int) -> Observations:
         keep = np.ones(len(self.score), dtype=bool)
         keep[k] = False
-        return Observations(self.model[keep], self.bench[keep], self.score[keep], self.n_models, self.n_benches)
+        return Observations(
+            self.model[keep], self.bench[keep], self.score[keep], self.n_models, self.n_benches
+        )
 
 
 @dataclass(frozen=True)
@@ -101,8 +103,13 @@ def _e_step(
 
 
 def _m_step(
-    mask: np.ndarray, ymat: np.ndarray, mean: np.ndarray, cov: np.ndarray, sigma: np.ndarray,
-    prior_mean: np.ndarray, prior_prec: np.ndarray,
+    mask: np.ndarray,
+    ymat: np.ndarray,
+    mean: np.ndarray,
+    cov: np.ndarray,
+    sigma: np.ndarray,
+    prior_mean: np.ndarray,
+    prior_prec: np.ndarray,
 ) -> Params:
     """MAP update of every benchmark's difficulty, slopes and noise, given the abilities' posteriors."""
     n, k1 = mean.shape[0], mean.shape[1] + 1
@@ -161,7 +168,11 @@ def posterior_theta(
 
 
 def fit_parameters(
-    obs: Observations, n_factors: int = 1, start: Params | None = None, tol: float = 1e-5, max_iter: int = 5000
+    obs: Observations,
+    n_factors: int = 1,
+    start: Params | None = None,
+    tol: float = 1e-5,
+    max_iter: int = 5000,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Params, bool]:
     """Benchmark parameters: difficulty, slope, sigma, the three again as a warm start, and convergence."""
     k = n_factors

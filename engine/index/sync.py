@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 
 from engine.errors import InfraError
-from engine.index.data import entry_to_yaml, atomic_write_many, load_entries
+from engine.index.data import atomic_write_many, entry_to_yaml, load_entries
 from engine.index.schema import Hub, ModelEntry, Pricing
 
 OPENROUTER_BASE_ENV = "INDEX_OPENROUTER_BASE_URL"
@@ -62,11 +62,15 @@ def _get_json(client: httpx.Client, url: str) -> Any | None:
     if response.status_code == 429:
         retry = response.headers.get("retry-after")
         wait = f" (retry after {retry} s)" if retry else ""
-        raise SyncError(f"GET {url}: rate limited (429){wait}; nothing was written, run it again later",
-                        retry_after=float(retry) if retry and retry.isdigit() else None)
+        raise SyncError(
+            f"GET {url}: rate limited (429){wait}; nothing was written, run it again later",
+            retry_after=float(retry) if retry and retry.isdigit() else None,
+        )
     if response.status_code != 200:
-        raise SyncError(f"GET {url}: HTTP {response.status_code}; nothing was written",
-                        retryable=response.status_code >= 500)
+        raise SyncError(
+            f"GET {url}: HTTP {response.status_code}; nothing was written",
+            retryable=response.status_code >= 500,
+        )
     try:
         return response.json()
     except ValueError as exc:
@@ -75,8 +79,9 @@ def _get_json(client: httpx.Client, url: str) -> Any | None:
 
 def _field(obj: Any, key: str, url: str, where: str) -> Any:
     if not isinstance(obj, dict) or key not in obj:
-        raise SyncError(f"GET {url}: field '{where}{key}' missing in the body; nothing was written",
-                        retryable=False)
+        raise SyncError(
+            f"GET {url}: field '{where}{key}' missing in the body; nothing was written", retryable=False
+        )
     return obj[key]
 
 
@@ -85,11 +90,13 @@ def _usd_per_token(value: Any, url: str, where: str) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError) as exc:
-        raise SyncError(f"GET {url}: field '{where}' is {value!r}, not a price; nothing was written",
-                        retryable=False) from exc
+        raise SyncError(
+            f"GET {url}: field '{where}' is {value!r}, not a price; nothing was written", retryable=False
+        ) from exc
     if not math.isfinite(number) or number < 0:
-        raise SyncError(f"GET {url}: field '{where}' is {value!r}, not a price; nothing was written",
-                        retryable=False)
+        raise SyncError(
+            f"GET {url}: field '{where}' is {value!r}, not a price; nothing was written", retryable=False
+        )
     return number
 
 
@@ -114,7 +121,9 @@ def sync_prices(data_dir: Path, base: str, today: dt.date, client: httpx.Client 
             raise SyncError(f"GET {list_url}: 404; check the base address; nothing was written")
         models = _field(body, "data", list_url, "")
         if not isinstance(models, list):
-            raise SyncError(f"GET {list_url}: field 'data' is not a list; nothing was written", retryable=False)
+            raise SyncError(
+                f"GET {list_url}: field 'data' is not a list; nothing was written", retryable=False
+            )
         by_id: dict[str, dict] = {}
         by_hf: dict[str, dict] = {}
         for n, item in enumerate(models):
@@ -133,22 +142,30 @@ def sync_prices(data_dir: Path, base: str, today: dt.date, client: httpx.Client 
                 continue
             n = models.index(item)
             pricing = _field(item, "pricing", list_url, f"data[{n}].")
-            prompt = _usd_per_token(_field(pricing, "prompt", list_url, f"data[{n}].pricing."), list_url,
-                                    f"data[{n}].pricing.prompt")
-            completion = _usd_per_token(_field(pricing, "completion", list_url, f"data[{n}].pricing."),
-                                        list_url, f"data[{n}].pricing.completion")
+            prompt = _usd_per_token(
+                _field(pricing, "prompt", list_url, f"data[{n}].pricing."),
+                list_url,
+                f"data[{n}].pricing.prompt",
+            )
+            completion = _usd_per_token(
+                _field(pricing, "completion", list_url, f"data[{n}].pricing."),
+                list_url,
+                f"data[{n}].pricing.completion",
+            )
             endpoints_url = f"{base}/api/v1/models/{item['id']}/endpoints"
             providers = _provider_count(http, endpoints_url)
-            new = entry.model_copy(update={
-                "openrouter_id": str(item["id"]),
-                "pricing": Pricing(
-                    input_per_m=round(prompt * 1e6, 6),
-                    output_per_m=round(completion * 1e6, 6),
-                    blended_per_m=round(blended_per_million(prompt, completion), 6),
-                    providers=providers,
-                    synced=today,
-                ),
-            })
+            new = entry.model_copy(
+                update={
+                    "openrouter_id": str(item["id"]),
+                    "pricing": Pricing(
+                        input_per_m=round(prompt * 1e6, 6),
+                        output_per_m=round(completion * 1e6, 6),
+                        blended_per_m=round(blended_per_million(prompt, completion), 6),
+                        providers=providers,
+                        synced=today,
+                    ),
+                }
+            )
             changed.append(ModelEntry.model_validate(new.model_dump()))
             report.updated.append(entry.id)
     finally:
@@ -165,7 +182,9 @@ def _provider_count(http: httpx.Client, url: str) -> int:
     data = _field(body, "data", url, "")
     endpoints = _field(data, "endpoints", url, "data.")
     if not isinstance(endpoints, list):
-        raise SyncError(f"GET {url}: field 'data.endpoints' is not a list; nothing was written", retryable=False)
+        raise SyncError(
+            f"GET {url}: field 'data.endpoints' is not a list; nothing was written", retryable=False
+        )
     names = set()
     for n, endpoint in enumerate(endpoints):
         names.add(str(_field(endpoint, "provider_name", url, f"data.endpoints[{n}].")))
@@ -191,10 +210,14 @@ def sync_hub(data_dir: Path, base: str, today: dt.date, client: httpx.Client | N
             for key in ("downloads", "likes"):
                 value = _field(body, key, url, "")
                 if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                    raise SyncError(f"GET {url}: field '{key}' is {value!r}, not a count; nothing was written",
-                                    retryable=False)
+                    raise SyncError(
+                        f"GET {url}: field '{key}' is {value!r}, not a count; nothing was written",
+                        retryable=False,
+                    )
                 values.append(value)
-            new = entry.model_copy(update={"hub": Hub(downloads_30d=values[0], likes=values[1], synced=today)})
+            new = entry.model_copy(
+                update={"hub": Hub(downloads_30d=values[0], likes=values[1], synced=today)}
+            )
             changed.append(ModelEntry.model_validate(new.model_dump()))
             report.updated.append(entry.id)
     finally:

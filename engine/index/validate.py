@@ -51,14 +51,16 @@ class ValidationReport:
             "scores": self.n_scores,
             "target": {"mean": TARGET_MEAN, "median": TARGET_MEDIAN},
             "methods": {
-                method: {bench: s.__dict__ for bench, s in rows.items()} for method, rows in self.table.items()
+                method: {bench: s.__dict__ for bench, s in rows.items()}
+                for method, rows in self.table.items()
             },
         }
 
 
 # The refit for each held-out score starts from the full fit, which differs by one score, so a looser
-# stopping rule than the full fit's is enough (checked: the table moves by under 0.05 points).
-LOO_TOL = 1e-4
+# stopping rule than the full fit's is enough: against 1e-4 the overall figures move by under 0.1 point
+# (single cells of the 7-score SWE-bench row by up to 0.25), and the run takes half the time.
+LOO_TOL = 3e-4
 
 
 def leave_one_out(entries: list[ModelEntry], factors: tuple[int, ...] = (1, 2)) -> ValidationReport:
@@ -77,7 +79,7 @@ def leave_one_out(entries: list[ModelEntry], factors: tuple[int, ...] = (1, 2)) 
             rest = obs.without(k)
             a, b, sigma, _, _ = fit_parameters(rest, k_factors, start, tol=LOO_TOL)
             i, j = obs.model[k], obs.bench[k]
-            mine = (obs.model == i)
+            mine = obs.model == i
             mine[k] = False
             mean, _ = posterior_theta(a, b, sigma, obs.bench[mine], y_all[mine])
             cap = rest.score[rest.bench == j].max()
@@ -86,7 +88,7 @@ def leave_one_out(entries: list[ModelEntry], factors: tuple[int, ...] = (1, 2)) 
     errors["baseline"] = {b: [] for b in CORE_BENCHMARKS}
     for k in held:
         j = obs.bench[k]
-        others = (obs.bench == j)
+        others = obs.bench == j
         others[k] = False
         errors["baseline"][benches[j]].append(float(obs.score[others].mean()) - obs.score[k])
 

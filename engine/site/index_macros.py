@@ -27,7 +27,12 @@ SHORT = {
     "LiveCodeBench": "LCB",
     "SWE-bench Verified": "SWE-V",
 }
-LABELS = {"lab": "Lab-reported", "other_lab": "Other lab", "independent": "Independent", "estimated": "Estimated"}
+LABELS = {
+    "lab": "Lab-reported",
+    "other_lab": "Other lab",
+    "independent": "Independent",
+    "estimated": "Estimated",
+}
 SIZE_CLASSES = ("Tiny", "Small", "Medium", "Large")
 
 
@@ -52,12 +57,20 @@ def cell(row: IndexRow, bench: str) -> dict:
             title += f": {score.evaluator}"
         if score.variant:
             title += f" ({score.variant})"
-        return {"text": f"{score.value:.1f}{mark}", "kind": score.measured_by, "title": title,
-                "sort": score.value}
+        return {
+            "text": f"{score.value:.1f}{mark}",
+            "kind": score.measured_by,
+            "title": title,
+            "sort": score.value,
+        }
     est = row.estimates.get(bench)
     if est is not None:
-        return {"text": f"{est.value:.1f}", "kind": "estimated",
-                "title": f"Estimated, likely {est.low:.1f}–{est.high:.1f}", "sort": est.value}
+        return {
+            "text": f"{est.value:.1f}",
+            "kind": "estimated",
+            "title": f"Estimated, likely {est.low:.1f}–{est.high:.1f}",
+            "sort": est.value,
+        }
     return {"text": "—", "kind": "none", "title": "Not reported", "sort": None}
 
 
@@ -66,25 +79,27 @@ def table_rows(result: IndexResult) -> list[dict]:
     for rank, row in enumerate(result.ranked(), start=1):
         entry = row.entry
         independent = any(s.measured_by == "independent" for s in row.chosen.values())
-        rows.append({
-            "rank": rank if row.index is not None else None,
-            "id": entry.id,
-            "name": entry.name,
-            "lab": entry.lab,
-            "region": entry.region,
-            "size_class": entry.size_class,
-            "total_params_b": entry.total_params_b,
-            "active_params_b": entry.active_params_b,
-            "fully_open": entry.fully_open,
-            "fine_tune": entry.fine_tune_of is not None,
-            "independent": independent,
-            "index": None if row.index is None else round(row.index, 1),
-            "index_text": _num(row.index),
-            "range_text": "" if row.index is None else f"{row.index_low:.1f}–{row.index_high:.1f}",
-            "core_text": f"{row.core_count}/6",
-            "cells": [cell(row, b) for b in CORE_BENCHMARKS],
-            "blended_price": entry.pricing.blended_per_m if entry.pricing else None,
-        })
+        rows.append(
+            {
+                "rank": rank if row.index is not None else None,
+                "id": entry.id,
+                "name": entry.name,
+                "lab": entry.lab,
+                "region": entry.region,
+                "size_class": entry.size_class,
+                "total_params_b": entry.total_params_b,
+                "active_params_b": entry.active_params_b,
+                "fully_open": entry.fully_open,
+                "fine_tune": entry.fine_tune_of is not None,
+                "independent": independent,
+                "index": None if row.index is None else round(row.index, 1),
+                "index_text": _num(row.index),
+                "range_text": "" if row.index is None else f"{row.index_low:.1f}–{row.index_high:.1f}",
+                "core_text": f"{row.core_count}/6",
+                "cells": [cell(row, b) for b in CORE_BENCHMARKS],
+                "blended_price": entry.pricing.blended_per_m if entry.pricing else None,
+            }
+        )
     return rows
 
 
@@ -95,7 +110,8 @@ def render_table_html(rows: list[dict]) -> str:
     filters = (
         '<div class="sli-filters">'
         f'<label>Size <select data-filter="size"><option value="">All</option>{size_opts}</select></label> '
-        f'<label>Region <select data-filter="region"><option value="">All</option>{region_opts}</select></label> '
+        '<label>Region <select data-filter="region"><option value="">All</option>'
+        f"{region_opts}</select></label> "
         '<label><input type="checkbox" data-filter="open"> Fully open</label> '
         '<label><input type="checkbox" data-filter="hide-ft"> Hide fine-tunes</label> '
         '<label><input type="checkbox" data-filter="independent"> Independently measured</label>'
@@ -103,9 +119,10 @@ def render_table_html(rows: list[dict]) -> str:
     )
     head = ["#", "Model", "Index", "Core", *[SHORT[b] for b in CORE_BENCHMARKS], "Params (B)", "Price $/M"]
     kinds = ["num", "text", "num", "num", *["num"] * len(CORE_BENCHMARKS), "num", "num"]
-    ths = "".join(f'<th data-sort="{k}" tabindex="0">{esc(h)}</th>' for h, k in zip(head, kinds))
+    ths = "".join(f'<th data-sort="{k}" tabindex="0">{esc(h)}</th>' for h, k in zip(head, kinds, strict=True))
     body = []
     for r in rows:
+        index_title = "likely " + r["range_text"] if r["range_text"] else "fewer than 2 core benchmarks"
         attrs = (
             f'data-size="{esc(r["size_class"])}" data-region="{esc(r["region"])}" '
             f'data-open="{int(r["fully_open"])}" data-ft="{int(r["fine_tune"])}" '
@@ -116,14 +133,16 @@ def render_table_html(rows: list[dict]) -> str:
             f'<td data-value="{esc(r["rank"] or "")}">{esc(r["rank"] or "")}</td>',
             f'<td data-value="{esc(r["name"].lower())}">{name}</td>',
             f'<td data-value="{esc(r["index"] if r["index"] is not None else "")}" '
-            f'title="{esc("likely " + r["range_text"] if r["range_text"] else "fewer than 2 core benchmarks")}">'
-            f'<strong>{esc(r["index_text"])}</strong></td>',
+            f'title="{esc(index_title)}">'
+            f"<strong>{esc(r['index_text'])}</strong></td>",
             f'<td data-value="{esc(r["core_text"][0])}">{esc(r["core_text"])}</td>',
         ]
         for c in r["cells"]:
-            value = "" if c["sort"] is None else f'{c["sort"]:.2f}'
-            tds.append(f'<td class="sli-{esc(c["kind"])}" data-value="{esc(value)}" title="{esc(c["title"])}">'
-                       f'{esc(c["text"])}</td>')
+            value = "" if c["sort"] is None else f"{c['sort']:.2f}"
+            tds.append(
+                f'<td class="sli-{esc(c["kind"])}" data-value="{esc(value)}" title="{esc(c["title"])}">'
+                f"{esc(c['text'])}</td>"
+            )
         params = r["total_params_b"]
         params_text = f"{params:g}" + (f" ({r['active_params_b']:g} active)" if r["active_params_b"] else "")
         tds.append(f'<td data-value="{esc(params)}">{esc(params_text)}</td>')
@@ -132,7 +151,7 @@ def render_table_html(rows: list[dict]) -> str:
         body.append(f"<tr {attrs}>{''.join(tds)}</tr>")
     return (
         f'{filters}<table class="sli-table"><thead><tr>{ths}</tr></thead>'
-        f'<tbody>{"".join(body)}</tbody></table>'
+        f"<tbody>{''.join(body)}</tbody></table>"
     )
 
 
@@ -154,8 +173,9 @@ def chart_points(result: IndexResult, x: str) -> list[dict]:
             value = entry.pricing.blended_per_m
         else:
             raise ValueError(f"unknown chart axis {x!r}")
-        points.append({"id": entry.id, "name": entry.name, "x": value, "y": round(row.index, 2),
-                       "region": entry.region})
+        points.append(
+            {"id": entry.id, "name": entry.name, "x": value, "y": round(row.index, 2), "region": entry.region}
+        )
     return points
 
 
@@ -176,12 +196,16 @@ def render_scatter_svg(points: list[dict], x_label: str, width: int = 720, heigh
     def py(v: float) -> float:
         return height - bottom - (v - y_lo) / (y_hi - y_lo) * (height - top - bottom)
 
-    parts = [f'<svg class="sli-chart" viewBox="0 0 {width} {height}" role="img" '
-             f'aria-label="{esc("Small LM Index against " + x_label)}">']
+    parts = [
+        f'<svg class="sli-chart" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="{esc("Small LM Index against " + x_label)}">'
+    ]
     for e in range(x_lo, x_hi + 1):
         x = px(10.0**e)
         parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" class="grid"/>')
-        parts.append(f'<text x="{x:.1f}" y="{height - bottom + 16}" text-anchor="middle">{esc(f"{10.0**e:g}")}</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{height - bottom + 16}" text-anchor="middle">{esc(f"{10.0**e:g}")}</text>'
+        )
     for v in range(int(y_lo), int(y_hi) + 1, 10):
         y = py(v)
         parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" class="grid"/>')
@@ -190,11 +214,15 @@ def render_scatter_svg(points: list[dict], x_label: str, width: int = 720, heigh
         parts.append(
             f'<circle cx="{px(p["x"]):.1f}" cy="{py(p["y"]):.1f}" r="4" '
             f'data-region="{esc(p["region"])}"><title>{esc(p["name"])}: {p["y"]:.1f} '
-            f'at {esc(format(p["x"], "g"))}</title></circle>'
+            f"at {esc(format(p['x'], 'g'))}</title></circle>"
         )
-    parts.append(f'<text x="{(width + left) / 2:.0f}" y="{height - 8}" text-anchor="middle">{esc(x_label)}</text>')
-    parts.append(f'<text x="14" y="{(height - bottom) / 2:.0f}" transform="rotate(-90 14 '
-                 f'{(height - bottom) / 2:.0f})" text-anchor="middle">Small LM Index</text>')
+    parts.append(
+        f'<text x="{(width + left) / 2:.0f}" y="{height - 8}" text-anchor="middle">{esc(x_label)}</text>'
+    )
+    parts.append(
+        f'<text x="14" y="{(height - bottom) / 2:.0f}" transform="rotate(-90 14 '
+        f'{(height - bottom) / 2:.0f})" text-anchor="middle">Small LM Index</text>'
+    )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -213,31 +241,62 @@ def model_page_data(result: IndexResult, model_id: str) -> dict:
         score = row.chosen.get(bench)
         if score is not None:
             replaced = lab_own.get(bench) if score.measured_by == "independent" else None
-            reported.append({
-                "benchmark": bench, "core": bench in CORE_BENCHMARKS, "value": score.value,
-                "label": LABELS[score.measured_by], "kind": score.measured_by, "variant": score.variant,
-                "evaluator": score.evaluator, "source_url": score.source_url, "checked": score.checked.isoformat(),
-                "needs_verification": score.needs_verification,
-                "lab_value": None if replaced is None else replaced.value,
-            })
+            reported.append(
+                {
+                    "benchmark": bench,
+                    "core": bench in CORE_BENCHMARKS,
+                    "value": score.value,
+                    "label": LABELS[score.measured_by],
+                    "kind": score.measured_by,
+                    "variant": score.variant,
+                    "evaluator": score.evaluator,
+                    "source_url": score.source_url,
+                    "checked": score.checked.isoformat(),
+                    "needs_verification": score.needs_verification,
+                    "lab_value": None if replaced is None else replaced.value,
+                }
+            )
         elif bench in row.estimates:
             est = row.estimates[bench]
-            estimated.append({"benchmark": bench, "core": bench in CORE_BENCHMARKS, "value": round(est.value, 1),
-                              "low": round(est.low, 1), "high": round(est.high, 1), "capped": est.capped})
+            estimated.append(
+                {
+                    "benchmark": bench,
+                    "core": bench in CORE_BENCHMARKS,
+                    "value": round(est.value, 1),
+                    "low": round(est.low, 1),
+                    "high": round(est.high, 1),
+                    "capped": est.capped,
+                }
+            )
     earlier = None
     if entry.earlier_version is not None:
-        earlier = {"name": entry.earlier_version.name,
-                   "scores": [{"benchmark": s.benchmark, "value": s.value, "source_url": s.source_url}
-                              for s in entry.earlier_version.scores]}
+        earlier = {
+            "name": entry.earlier_version.name,
+            "scores": [
+                {"benchmark": s.benchmark, "value": s.value, "source_url": s.source_url}
+                for s in entry.earlier_version.scores
+            ],
+        }
     sources = sorted({s.source_url for s in entry.scores})
     return {
-        "id": entry.id, "name": entry.name, "lab": entry.lab, "region": entry.region,
-        "size_class": entry.size_class, "total_params_b": entry.total_params_b,
-        "active_params_b": entry.active_params_b, "fully_open": entry.fully_open,
-        "fine_tune_of": entry.fine_tune_of, "hf_repo": entry.hf_repo, "checked": entry.checked.isoformat(),
-        "index_text": _num(row.index), "range_text": "" if row.index is None else
-        f"{row.index_low:.1f}–{row.index_high:.1f}", "core_text": f"{row.core_count}/6",
-        "reported": reported, "estimated": estimated, "earlier": earlier, "sources": sources,
+        "id": entry.id,
+        "name": entry.name,
+        "lab": entry.lab,
+        "region": entry.region,
+        "size_class": entry.size_class,
+        "total_params_b": entry.total_params_b,
+        "active_params_b": entry.active_params_b,
+        "fully_open": entry.fully_open,
+        "fine_tune_of": entry.fine_tune_of,
+        "hf_repo": entry.hf_repo,
+        "checked": entry.checked.isoformat(),
+        "index_text": _num(row.index),
+        "range_text": "" if row.index is None else f"{row.index_low:.1f}–{row.index_high:.1f}",
+        "core_text": f"{row.core_count}/6",
+        "reported": reported,
+        "estimated": estimated,
+        "earlier": earlier,
+        "sources": sources,
         "pricing": None if entry.pricing is None else entry.pricing.model_dump(mode="json"),
         "hub": None if entry.hub is None else entry.hub.model_dump(mode="json"),
         "needs_verification": sum(1 for s in entry.scores if s.needs_verification),
@@ -247,37 +306,54 @@ def model_page_data(result: IndexResult, model_id: str) -> dict:
 def render_model_html(data: dict) -> str:
     out = [f'<div class="sli-model" data-model="{esc(data["id"])}">']
     rng = f' <span class="sli-range">(likely {esc(data["range_text"])})</span>' if data["range_text"] else ""
-    out.append(f'<p class="sli-headline">Small LM Index <strong>{esc(data["index_text"])}</strong>{rng} · '
-               f'{esc(data["core_text"])} core benchmarks reported · {esc(data["lab"])} · {esc(data["region"])} · '
-               f'{esc(format(data["total_params_b"], "g"))}B</p>')
-    out.append('<table class="sli-scores"><thead><tr><th>Benchmark</th><th>Score</th><th>Label</th>'
-               "<th>Variant</th><th>Source</th></tr></thead><tbody>")
+    out.append(
+        f'<p class="sli-headline">Small LM Index <strong>{esc(data["index_text"])}</strong>{rng} · '
+        f"{esc(data['core_text'])} core benchmarks reported · {esc(data['lab'])} · {esc(data['region'])} · "
+        f"{esc(format(data['total_params_b'], 'g'))}B</p>"
+    )
+    out.append(
+        '<table class="sli-scores"><thead><tr><th>Benchmark</th><th>Score</th><th>Label</th>'
+        "<th>Variant</th><th>Source</th></tr></thead><tbody>"
+    )
     for s in data["reported"]:
         label = s["label"] + (f": {s['evaluator']}" if s["evaluator"] else "")
-        lab_note = (f'<br><small>lab reported {esc(s["lab_value"])}</small>' if s["lab_value"] is not None else "")
+        lab_note = (
+            f"<br><small>lab reported {esc(s['lab_value'])}</small>" if s["lab_value"] is not None else ""
+        )
         flag = ' <small class="sli-verify">needs verification</small>' if s["needs_verification"] else ""
         out.append(
             f'<tr class="sli-{esc(s["kind"])}"><td>{esc(s["benchmark"])}{" ★" if s["core"] else ""}</td>'
-            f'<td>{esc(format(s["value"], ".1f"))}{lab_note}</td><td title="{esc(label)}">{esc(s["label"])}</td>'
-            f'<td>{esc(s["variant"] or "")}</td><td><a href="{esc(s["source_url"])}" rel="nofollow">source</a>'
-            f'{flag}</td></tr>'
+            f"<td>{esc(format(s['value'], '.1f'))}{lab_note}</td>"
+            f'<td title="{esc(label)}">{esc(s["label"])}</td>'
+            f"<td>{esc(s['variant'] or '')}</td>"
+            f'<td><a href="{esc(s["source_url"])}" rel="nofollow">source</a>'
+            f"{flag}</td></tr>"
         )
     out.append("</tbody></table>")
     if data["estimated"]:
         out.append('<h3>Not reported: estimated</h3><ul class="sli-estimates">')
         for e in data["estimated"]:
             capped = " (capped at the best reported score)" if e["capped"] else ""
-            out.append(f'<li class="sli-estimated">{esc(e["benchmark"])}: {esc(format(e["value"], ".1f"))} '
-                       f'<small>likely {esc(format(e["low"], ".1f"))}–{esc(format(e["high"], ".1f"))}{esc(capped)}</small></li>')
+            out.append(
+                f'<li class="sli-estimated">{esc(e["benchmark"])}: {esc(format(e["value"], ".1f"))} '
+                f"<small>likely {esc(format(e['low'], '.1f'))}–{esc(format(e['high'], '.1f'))}"
+                f"{esc(capped)}</small></li>"
+            )
         out.append("</ul>")
     if data["earlier"]:
-        out.append(f'<h3>Earlier version: {esc(data["earlier"]["name"])}</h3><p><small>Context only: these '
-                   "never count toward the index.</small></p><ul>")
+        out.append(
+            f"<h3>Earlier version: {esc(data['earlier']['name'])}</h3><p><small>Context only: these "
+            "never count toward the index.</small></p><ul>"
+        )
         for s in data["earlier"]["scores"]:
-            out.append(f'<li>{esc(s["benchmark"])}: {esc(s["value"])} '
-                       f'(<a href="{esc(s["source_url"])}" rel="nofollow">source</a>)</li>')
+            out.append(
+                f"<li>{esc(s['benchmark'])}: {esc(s['value'])} "
+                f'(<a href="{esc(s["source_url"])}" rel="nofollow">source</a>)</li>'
+            )
         out.append("</ul>")
-    out.append(f'<p><small>Last checked {esc(data["checked"])}.</small></p><h3>Sources</h3><ol class="sli-sources">')
+    out.append(
+        f'<p><small>Last checked {esc(data["checked"])}.</small></p><h3>Sources</h3><ol class="sli-sources">'
+    )
     out.extend(f'<li><a href="{esc(u)}" rel="nofollow">{esc(u)}</a></li>' for u in data["sources"])
     out.append("</ol></div>")
     return "".join(out)
@@ -288,7 +364,9 @@ def render_model_html(data: dict) -> str:
 
 def calculator_json(entries: list[ModelEntry]) -> str:
     """Data for the calculator page, safe to place inside <script type="application/json">."""
-    text = json.dumps({"tables": calculator_tables(), "models": calculator_models(entries)}, ensure_ascii=False)
+    text = json.dumps(
+        {"tables": calculator_tables(), "models": calculator_models(entries)}, ensure_ascii=False
+    )
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
@@ -299,7 +377,8 @@ def render_calculator_html(entries: list[ModelEntry]) -> str:
         '<label>Model <select id="cir-model"></select></label>'
         '<label>Device <select id="cir-device"></select></label>'
         '<label>Quantisation <select id="cir-quant"></select></label>'
-        '<label>Context (tokens) <input id="cir-context" type="number" min="1" step="1024" value="8192"></label>'
+        "<label>Context (tokens) "
+        '<input id="cir-context" type="number" min="1" step="1024" value="8192"></label>'
         "</div>"
         '<table class="cir-result"><tbody>'
         '<tr><th>Weights</th><td id="cir-weights"></td></tr>'
@@ -317,12 +396,15 @@ def render_calculator_html(entries: list[ModelEntry]) -> str:
 
 def validation_table_markdown(report: ValidationReport) -> str:
     methods = [("1-factor", "One factor"), ("2-factor", "Two factors"), ("baseline", "Benchmark average")]
-    lines = ["| Benchmark | Scores | " + " | ".join(f"{label} (mean / median)" for _, label in methods) + " |",
-             "| --- | ---: | " + " | ".join("---:" for _ in methods) + " |"]
+    lines = [
+        "| Benchmark | Scores | " + " | ".join(f"{label} (mean / median)" for _, label in methods) + " |",
+        "| --- | ---: | " + " | ".join("---:" for _ in methods) + " |",
+    ]
     for bench in (*CORE_BENCHMARKS, "all"):
         n = report.table["1-factor"][bench].count
-        cells = " | ".join(f"{report.table[m][bench].mean:.2f} / {report.table[m][bench].median:.2f}"
-                           for m, _ in methods)
+        cells = " | ".join(
+            f"{report.table[m][bench].mean:.2f} / {report.table[m][bench].median:.2f}" for m, _ in methods
+        )
         label = "**All core**" if bench == "all" else bench
         lines.append(f"| {label} | {n} | {cells} |")
     return "\n".join(lines)
@@ -337,8 +419,9 @@ def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
 
     def entries() -> list[ModelEntry]:
         if "entries" not in cache:
-            cache["entries"] = load_entries(Path(env.project_dir) / data_dir if hasattr(env, "project_dir")
-                                            else data_dir)
+            cache["entries"] = load_entries(
+                Path(env.project_dir) / data_dir if hasattr(env, "project_dir") else data_dir
+            )
         return cache["entries"]
 
     def result() -> IndexResult:
@@ -352,8 +435,10 @@ def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
 
     @env.macro
     def index_chart(axis: str) -> str:
-        label = {"params": "Total parameters (billions, log scale)",
-                 "price": "Blended price, USD per million tokens (log scale)"}[axis]
+        label = {
+            "params": "Total parameters (billions, log scale)",
+            "price": "Blended price, USD per million tokens (log scale)",
+        }[axis]
         return render_scatter_svg(chart_points(result(), axis), label)
 
     @env.macro

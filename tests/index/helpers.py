@@ -12,11 +12,25 @@ DAY = dt.date(2026, 11, 1)
 def score(bench: str, value: float, measured_by: str = "lab", **extra) -> Score:
     if measured_by == "independent":
         extra.setdefault("evaluator", "Test evaluator")
-    return Score(benchmark=bench, value=value, source_url=f"https://example.org/{bench.replace(' ', '_')}",
-                 measured_by=measured_by, checked=DAY, **extra)
+    return Score(
+        benchmark=bench,
+        value=value,
+        source_url=f"https://example.org/{bench.replace(' ', '_')}",
+        measured_by=measured_by,
+        checked=DAY,
+        **extra,
+    )
 
 
 def entry(model_id: str, scores: list[Score], total: float = 8.0, **extra) -> ModelEntry:
-    return ModelEntry(schema_version=1, id=model_id, name=extra.pop("name", model_id), lab="Lab",
-                      region=extra.pop("region", "Europe"), total_params_b=total, checked=DAY, scores=scores,
-                      **extra)
+    return ModelEntry(
+        schema_version=1,
+        id=model_id,
+        name=extra.pop("name", model_id),
+        lab="Lab",
+        region=extra.pop("region", "Europe"),
+        total_params_b=total,
+        checked=DAY,
+        scores=scores,
+        **extra,
+    )

@@ -20,7 +20,8 @@ JS = REPO / "site_src" / "assets" / "index" / "can-i-run.js"
 RUNNER = """
 const api = require(process.argv[1]);
 const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const out = input.cases.map(c => api.estimate(c.model, c.quant, c.context, input.tables.devices[c.device], input.tables));
+const t = input.tables;
+const out = input.cases.map(c => api.estimate(c.model, c.quant, c.context, t.devices[c.device], t));
 process.stdout.write(JSON.stringify(out));
 """
 
@@ -40,11 +41,17 @@ def test_js_matches_python_on_many_cases():
     ]
     assert len(cases) >= 20
     tables = calculator_tables()
-    proc = subprocess.run(["node", "-e", RUNNER, str(JS)], input=json.dumps({"cases": cases, "tables": tables}),
-                          capture_output=True, text=True, timeout=60, check=True)
+    proc = subprocess.run(
+        ["node", "-e", RUNNER, str(JS)],
+        input=json.dumps({"cases": cases, "tables": tables}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     js = json.loads(proc.stdout)
     assert len(js) == len(cases)
-    for case, got in zip(cases, js):
+    for case, got in zip(cases, js, strict=True):
         fields = {k: v for k, v in case["model"].items() if k not in ("id", "name")}
         want = asdict(estimate(Layout(**fields), case["quant"], case["context"], DEVICES[case["device"]]))
         for key, value in want.items():

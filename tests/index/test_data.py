@@ -58,7 +58,9 @@ def test_bad_score_value_names_the_nested_field(tmp_path):
 
 
 def test_unknown_benchmark_is_rejected(tmp_path):
-    path = _write(tmp_path, _good_yaml().replace("benchmark: MMLU-Pro", "benchmark: GPQA (subset not stated)"))
+    path = _write(
+        tmp_path, _good_yaml().replace("benchmark: MMLU-Pro", "benchmark: GPQA (subset not stated)")
+    )
     with pytest.raises(UserError) as exc:
         load_entry(path)
     assert "scores.0.benchmark" in str(exc.value)

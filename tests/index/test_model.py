@@ -47,8 +47,9 @@ def test_two_factor_fit_predicts_as_well_on_one_factor_data():
     one, _ = fit(obs, 1)
     two, _ = fit(obs, 2)
     truth = to_score(a[obs.bench] + b[obs.bench] * theta[obs.model])
-    err1 = np.mean(np.abs([to_score(one.predict_logit(i, j)) for i, j in zip(obs.model, obs.bench)] - truth))
-    err2 = np.mean(np.abs([to_score(two.predict_logit(i, j)) for i, j in zip(obs.model, obs.bench)] - truth))
+    pairs = list(zip(obs.model, obs.bench, strict=True))
+    err1 = np.mean(np.abs([to_score(one.predict_logit(i, j)) for i, j in pairs] - truth))
+    err2 = np.mean(np.abs([to_score(two.predict_logit(i, j)) for i, j in pairs] - truth))
     assert err1 < 2.5 and err2 < 3.0
 
 
@@ -57,11 +58,18 @@ def _population():
     entries = []
     for k in range(12):
         level = 20 + 5 * k
-        entries.append(entry(f"m{k:02d}", [
-            score("MMLU-Pro", min(95, level + 15)), score("GPQA Diamond", level),
-            score("AIME", max(1, level - 10)), score("LiveCodeBench", max(1, level - 5)),
-            score("IFEval", min(95, level + 25)),
-        ]))
+        entries.append(
+            entry(
+                f"m{k:02d}",
+                [
+                    score("MMLU-Pro", min(95, level + 15)),
+                    score("GPQA Diamond", level),
+                    score("AIME", max(1, level - 10)),
+                    score("LiveCodeBench", max(1, level - 5)),
+                    score("IFEval", min(95, level + 25)),
+                ],
+            )
+        )
     return entries
 
 
@@ -93,8 +101,12 @@ def test_estimates_never_exceed_the_best_reported_score():
 
 def test_fewer_scores_widen_the_range():
     entries = _population()
-    entries.append(entry("full", [score("MMLU-Pro", 60), score("GPQA Diamond", 45), score("AIME", 35),
-                                  score("LiveCodeBench", 40)]))
+    entries.append(
+        entry(
+            "full",
+            [score("MMLU-Pro", 60), score("GPQA Diamond", 45), score("AIME", 35), score("LiveCodeBench", 40)],
+        )
+    )
     entries.append(entry("sparse", [score("MMLU-Pro", 60), score("GPQA Diamond", 45)]))
     result = build_index(entries)
     full, sparse = result.row("full"), result.row("sparse")
@@ -102,8 +114,15 @@ def test_fewer_scores_widen_the_range():
 
 
 def test_independent_score_replaces_the_labs_in_the_fit():
-    e = entry("x", [score("GPQA Diamond", 70, "lab"), score("GPQA Diamond", 55, "independent"),
-                    score("MMLU-Pro", 60, "other_lab"), score("MMLU-Pro", 64, "lab")])
+    e = entry(
+        "x",
+        [
+            score("GPQA Diamond", 70, "lab"),
+            score("GPQA Diamond", 55, "independent"),
+            score("MMLU-Pro", 60, "other_lab"),
+            score("MMLU-Pro", 64, "lab"),
+        ],
+    )
     chosen = chosen_scores(e)
     assert chosen["GPQA Diamond"].value == 55
     assert chosen["MMLU-Pro"].value == 64  # the lab's own figure beats a rival's table
@@ -114,8 +133,13 @@ def test_earlier_version_scores_never_enter_the_fit():
     from engine.index.schema import EarlierVersion
 
     entries = _population()
-    entries.append(entry("new", [score("MMLU-Pro", 50), score("GPQA Diamond", 35)],
-                         earlier_version=EarlierVersion(name="old", scores=[score("AIME", 99)])))
+    entries.append(
+        entry(
+            "new",
+            [score("MMLU-Pro", 50), score("GPQA Diamond", 35)],
+            earlier_version=EarlierVersion(name="old", scores=[score("AIME", 99)]),
+        )
+    )
     result = build_index(entries)
     assert "AIME" not in result.row("new").chosen
     assert result.caps["AIME"] < 99

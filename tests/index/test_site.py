@@ -7,6 +7,7 @@ from pathlib import Path
 
 from engine.index.data import entry_to_yaml
 from engine.index.index import build_index
+from engine.index.schema import Attention, Pricing
 from engine.site.index_macros import (
     calculator_json,
     chart_points,
@@ -17,7 +18,6 @@ from engine.site.index_macros import (
     render_table_html,
     table_rows,
 )
-from engine.index.schema import Attention, Pricing
 
 from .helpers import DAY, entry, score
 
@@ -28,15 +28,32 @@ def _population():
     entries = []
     for k in range(10):
         level = 25 + 6 * k
-        entries.append(entry(f"m{k}", [score("MMLU-Pro", level + 10), score("GPQA Diamond", level),
-                                       score("AIME", max(2, level - 15))], total=1 + 9 * k))
+        entries.append(
+            entry(
+                f"m{k}",
+                [
+                    score("MMLU-Pro", level + 10),
+                    score("GPQA Diamond", level),
+                    score("AIME", max(2, level - 15)),
+                ],
+                total=1 + 9 * k,
+            )
+        )
     att = Attention(layers=2, full_layers=2, kv_heads=1, head_dim=8, source_url="https://example.org/c")
-    entries.append(entry("evil", [score("MMLU-Pro", 55, "independent", evaluator=EVIL),
-                                  score("GPQA Diamond", 40, "other_lab", variant=EVIL),
-                                  score("MMLU-Pro", 70, "lab")],
-                         name=EVIL, fine_tune_of="m1", attention=att,
-                         pricing=Pricing(input_per_m=0.1, output_per_m=0.3, blended_per_m=0.15, providers=2,
-                                         synced=DAY)))
+    entries.append(
+        entry(
+            "evil",
+            [
+                score("MMLU-Pro", 55, "independent", evaluator=EVIL),
+                score("GPQA Diamond", 40, "other_lab", variant=EVIL),
+                score("MMLU-Pro", 70, "lab"),
+            ],
+            name=EVIL,
+            fine_tune_of="m1",
+            attention=att,
+            pricing=Pricing(input_per_m=0.1, output_per_m=0.3, blended_per_m=0.15, providers=2, synced=DAY),
+        )
+    )
     entries.append(entry("lonely", [score("MMLU-Pro", 40)]))
     return entries
 
@@ -98,8 +115,14 @@ def test_define_index_macros_registers_callables(tmp_path: Path):
 
     env = Env()
     define_index_macros(env, data_dir=tmp_path)
-    assert {"index_table", "index_chart", "index_model", "can_i_run", "index_validation_table",
-            "index_counts"} <= set(env.macros)
+    assert {
+        "index_table",
+        "index_chart",
+        "index_model",
+        "can_i_run",
+        "index_validation_table",
+        "index_counts",
+    } <= set(env.macros)
     assert "evil" in env.variables["index_model_ids"]
     assert "sli-table" in env.macros["index_table"]()
     assert env.macros["index_counts"]()["with_index"] == 11

@@ -73,12 +73,20 @@ def _snapshot(folder: Path) -> dict[str, str]:
 
 
 def _models_body() -> dict:
-    return {"data": [
-        {"id": "org/alpha-8b", "hugging_face_id": "org/Alpha-8B",
-         "pricing": {"prompt": "0.0000002", "completion": "0.0000006"}},
-        {"id": "org/beta-4b", "hugging_face_id": "",
-         "pricing": {"prompt": "0.0000001", "completion": "0.0000001"}},
-    ]}
+    return {
+        "data": [
+            {
+                "id": "org/alpha-8b",
+                "hugging_face_id": "org/Alpha-8B",
+                "pricing": {"prompt": "0.0000002", "completion": "0.0000006"},
+            },
+            {
+                "id": "org/beta-4b",
+                "hugging_face_id": "",
+                "pricing": {"prompt": "0.0000001", "completion": "0.0000001"},
+            },
+        ]
+    }
 
 
 def test_blended_price():
@@ -88,8 +96,11 @@ def test_blended_price():
 def test_sync_prices_writes_prices_providers_and_date(server, data_dir):
     base, routes = server
     routes.set("/api/v1/models", 200, _models_body())
-    routes.set("/api/v1/models/org/alpha-8b/endpoints", 200, {"data": {"endpoints": [
-        {"provider_name": "A"}, {"provider_name": "B"}, {"provider_name": "A"}]}})
+    routes.set(
+        "/api/v1/models/org/alpha-8b/endpoints",
+        200,
+        {"data": {"endpoints": [{"provider_name": "A"}, {"provider_name": "B"}, {"provider_name": "A"}]}},
+    )
     routes.set("/api/v1/models/org/beta-4b/endpoints", 200, {"data": {"endpoints": [{"provider_name": "C"}]}})
     report = sync_prices(data_dir, base, TODAY)
     assert sorted(report.updated) == ["alpha", "beta"]
@@ -111,10 +122,24 @@ def test_sync_prices_writes_prices_providers_and_date(server, data_dir):
         (503, {"error": "down"}, "HTTP 503"),
         (200, "<html>not json</html>", "not JSON"),
         (200, {"models": []}, "field 'data' missing"),
-        (200, {"data": [{"id": "org/alpha-8b", "hugging_face_id": "org/Alpha-8B",
-                         "pricing": {"prompt": "free?", "completion": "0"}}]}, "data[0].pricing.prompt"),
-        (200, {"data": [{"id": "org/alpha-8b", "hugging_face_id": "org/Alpha-8B", "pricing": {}}]},
-         "data[0].pricing.prompt"),
+        (
+            200,
+            {
+                "data": [
+                    {
+                        "id": "org/alpha-8b",
+                        "hugging_face_id": "org/Alpha-8B",
+                        "pricing": {"prompt": "free?", "completion": "0"},
+                    }
+                ]
+            },
+            "data[0].pricing.prompt",
+        ),
+        (
+            200,
+            {"data": [{"id": "org/alpha-8b", "hugging_face_id": "org/Alpha-8B", "pricing": {}}]},
+            "data[0].pricing.prompt",
+        ),
     ],
 )
 def test_sync_prices_fails_clearly_and_writes_nothing(server, data_dir, status, body, message):
@@ -130,7 +155,9 @@ def test_sync_prices_fails_clearly_and_writes_nothing(server, data_dir, status, 
 def test_sync_prices_error_late_in_the_run_still_writes_nothing(server, data_dir):
     base, routes = server
     routes.set("/api/v1/models", 200, _models_body())
-    routes.set("/api/v1/models/org/alpha-8b/endpoints", 200, {"data": {"endpoints": [{"provider_name": "A"}]}})
+    routes.set(
+        "/api/v1/models/org/alpha-8b/endpoints", 200, {"data": {"endpoints": [{"provider_name": "A"}]}}
+    )
     routes.set("/api/v1/models/org/beta-4b/endpoints", 200, {"data": {"endpoints": "oops"}})
     before = _snapshot(data_dir)
     with pytest.raises(SyncError, match="data.endpoints"):
