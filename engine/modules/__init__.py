@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from engine.modules import knowledge
+from engine.modules import knowledge, tools
 from engine.modules.base import Module
 
 MODULES: dict[str, Module] = {
+    "tools": tools.MODULE,
     "knowledge": knowledge.MODULE,
 }
