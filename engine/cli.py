@@ -18,6 +18,12 @@ COMMAND_MODULES = (
     "engine.commands.run",
     "engine.commands.serve",
     "engine.commands.tasks",
+    "engine.commands.score",
+    "engine.commands.judge",
+    "engine.commands.items",
+    "engine.commands.compare",
+    "engine.commands.rescore",
+    "engine.commands.probe",
 )
 
 EXIT_OK = 0

@@ -7,10 +7,10 @@ with its reason. Rules (written up in ``site_src/methodology/judge.md``):
 * ``format`` and ``knowledge`` are never sent: exact checks leave nothing to appeal.
 * ``adversarial``, ``code`` and ``long_context`` are sent, but their verdicts stand; what the judge said is
   recorded (``advisory``).
-* ``tools`` and ``multi_turn_if`` verdicts may move. A rescue (det failed, judge says pass) needs a judge score
-  >= 0.95 that is above the det score, or exactly 1.0. A demotion (det passed, judge says fail) needs a judge
-  score < 0.85 that is more than 0.02 below the det score. No appeal crosses a hard gate (a forbidden tool,
-  the call budget, a loop, a premature stop, a degenerate truncation).
+* ``tools`` and ``multi_turn_if`` verdicts may move. A rescue (det failed, judge says pass) needs a judge
+  score >= 0.95 that is above the det score, or exactly 1.0. A demotion (det passed, judge says fail) needs
+  a judge score < 0.85 that is more than 0.02 below the det score. No appeal crosses a hard gate (a
+  forbidden tool, the call budget, a loop, a premature stop, a degenerate truncation).
 * A verdict is tied to the det score and task hash the judge saw. When a later ``rescore`` changes either, the
   verdict is stale and the trial falls back to its det grade.
 * The judge's reply must be one JSON object of a fixed schema. Anything else is a failed judge call, never a
@@ -38,8 +38,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from engine.client import ChatClient, ClientSettings
 from engine.errors import BenchError, UserError
 from engine.fileio import atomic_write_text
-from engine.scoring import DEFAULT_PRESET, Scorecard, score_run
 from engine.schema import RunFile, TrialRecord, Turn
+from engine.scoring import DEFAULT_PRESET, Scorecard, score_run
 
 JUDGED_SCHEMA_VERSION = 1
 PROMPT_VERSION = "1"
@@ -100,7 +100,9 @@ def parse_judge_reply(text: str) -> JudgeReply:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise JudgeOutputError(f"the judge's JSON does not match the schema ({where}: {first['msg']})") from exc
+        raise JudgeOutputError(
+            f"the judge's JSON does not match the schema ({where}: {first['msg']})"
+        ) from exc
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -188,8 +190,9 @@ def load_judged_file(path: Path) -> JudgedFile:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise UserError(f"{path}: not a valid judged file ({where}: {first['msg']}); re-run `judge` to "
-                        "write it again") from exc
+        raise UserError(
+            f"{path}: not a valid judged file ({where}: {first['msg']}); re-run `judge` to write it again"
+        ) from exc
 
 
 def file_sha256(path: Path) -> str:
@@ -217,7 +220,9 @@ class Decision:
     refusal: str | None = None
 
 
-def decide(module: str, det_score: float, det_passed: bool, hard_gate: str | None, reply: JudgeReply) -> Decision:
+def decide(
+    module: str, det_score: float, det_passed: bool, hard_gate: str | None, reply: JudgeReply
+) -> Decision:
     """Apply the appeal rules to one judge reply. Pure: the whole policy is here."""
     keep = Decision("upheld", det_score, det_passed)
     if module in ADVISORY:
@@ -229,8 +234,12 @@ def decide(module: str, det_score: float, det_passed: bool, hard_gate: str | Non
         return keep
     if not det_passed:
         if hard_gate:
-            return Decision("refused", det_score, det_passed,
-                            f"hard gate '{hard_gate}' failed; the judge cannot rescue it")
+            return Decision(
+                "refused",
+                det_score,
+                det_passed,
+                f"hard gate '{hard_gate}' failed; the judge cannot rescue it",
+            )
         if reply.score == 1.0 or (reply.score >= RESCUE_MIN and reply.score > det_score):
             return Decision("rescued", reply.score, True)
         if reply.score < RESCUE_MIN:
@@ -243,7 +252,8 @@ def decide(module: str, det_score: float, det_passed: bool, hard_gate: str | Non
     if reply.score >= DEMOTE_BELOW:
         why = f"judge score {reply.score:.3f} is not below the demotion bar {DEMOTE_BELOW}"
     else:
-        why = f"judge score {reply.score:.3f} is not more than {DEMOTE_MARGIN} below the det score {det_score:.3f}"
+        why = (f"judge score {reply.score:.3f} is not more than {DEMOTE_MARGIN} below the det score "
+               f"{det_score:.3f}")
     return Decision("refused", det_score, det_passed, why)
 
 
@@ -330,7 +340,8 @@ def build_messages(trial: TrialRecord, context: TaskContext | None) -> list[dict
     breakdown = ", ".join(f"{k}={v:.2f}" for k, v in sorted(grade.breakdown.items())) or "none"
     user = (
         f"<task>\nid: {trial.task_id}\nmodule: {trial.module}\ntitle: {_clip(ctx.title, 300)}\n"
-        f"what it tests: {_clip(ctx.what_this_tests, 800)}\nusual failure: {_clip(ctx.failure_mode, 400)}\n</task>\n\n"
+        f"what it tests: {_clip(ctx.what_this_tests, 800)}\n"
+        f"usual failure: {_clip(ctx.failure_mode, 400)}\n</task>\n\n"
         f"<grader>\ndet score: {grade.score:.3f}\npassed: {str(grade.passed).lower()}\n"
         f"breakdown: {breakdown}\nreason: {_neutralise(_clip(grade.reason, 400))}\n</grader>\n\n"
         f"<transcript>\n{render_transcript(trial.turns)}\n</transcript>\n\n"
@@ -361,7 +372,9 @@ def endpoint_host(endpoint: str) -> str:
     try:
         url = httpx.URL(endpoint)
     except (httpx.InvalidURL, TypeError) as exc:
-        raise UserError(f"judge endpoint {endpoint!r} is not a URL; give e.g. http://127.0.0.1:8080/v1") from exc
+        raise UserError(
+            f"judge endpoint {endpoint!r} is not a URL; give e.g. http://127.0.0.1:8080/v1"
+        ) from exc
     if not url.host:
         raise UserError(f"judge endpoint {endpoint!r} has no host; give e.g. http://127.0.0.1:8080/v1")
     return f"{url.host}:{url.port}" if url.port else url.host
@@ -375,30 +388,42 @@ def _scrub(text: str, secret: str | None) -> str:
     return text.replace(secret, "[key]") if secret else text
 
 
-async def _judge_one(client: ChatClient, cfg: JudgeConfig, trial: TrialRecord,
-                     context: TaskContext | None) -> TrialVerdict:
+async def _judge_one(
+    client: ChatClient, cfg: JudgeConfig, trial: TrialRecord, context: TaskContext | None
+) -> TrialVerdict:
     grade = trial.grade
     assert grade is not None
     gate = trial_hard_gate(trial)
-    base = dict(task_id=trial.task_id, trial=trial.trial, module=trial.module, task_hash=trial.task_hash,
-                det_score=grade.score, det_passed=grade.passed, hard_gate=gate)
+    # The verdict of a failed call; a successful one updates it. Both keep what the judge saw.
+    kept = TrialVerdict(
+        task_id=trial.task_id,
+        trial=trial.trial,
+        module=trial.module,
+        task_hash=trial.task_hash,
+        det_score=grade.score,
+        det_passed=grade.passed,
+        hard_gate=gate,
+        status="failed",
+        final_score=grade.score,
+        final_passed=grade.passed,
+    )
     try:
         reply_msg = await client.chat(build_messages(trial, context), max_tokens=cfg.max_tokens)
         reply = parse_judge_reply(reply_msg.content)
     except BenchError as exc:
         # Transport failures, time-outs and garbage all land here; the trial keeps its det grade.
-        return TrialVerdict(**base, status="failed", error=_clip(_scrub(str(exc), cfg.api_key), 300),
-                            final_score=grade.score, final_passed=grade.passed)
+        return kept.model_copy(update={"error": _clip(_scrub(str(exc), cfg.api_key), 300)})
     decision = decide(trial.module, grade.score, grade.passed, gate, reply)
-    return TrialVerdict(
-        **base,
-        status=decision.status,
-        judge_passed=reply.passed,
-        judge_score=reply.score,
-        judge_reason=_clip(_scrub(reply.reason, cfg.api_key), MAX_REASON_CHARS),
-        refusal=decision.refusal,
-        final_score=decision.final_score,
-        final_passed=decision.final_passed,
+    return kept.model_copy(
+        update={
+            "status": decision.status,
+            "judge_passed": reply.passed,
+            "judge_score": reply.score,
+            "judge_reason": _clip(_scrub(reply.reason, cfg.api_key), MAX_REASON_CHARS),
+            "refusal": decision.refusal,
+            "final_score": decision.final_score,
+            "final_passed": decision.final_passed,
+        }
     )
 
 
@@ -406,21 +431,32 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-async def judge_run_async(run: RunFile, raw_path: Path, cfg: JudgeConfig,
-                          on_verdict: Callable[[TrialVerdict], None] | None = None) -> JudgedFile:
+async def judge_run_async(
+    run: RunFile, raw_path: Path, cfg: JudgeConfig, on_verdict: Callable[[TrialVerdict], None] | None = None
+) -> JudgedFile:
     if not cfg.endpoint or not cfg.model:
-        raise UserError("the judge needs an endpoint and a model: pass --judge-endpoint and --judge-model, or "
-                        "set JUDGE_ENDPOINT and JUDGE_MODEL")
+        raise UserError(
+            "the judge needs an endpoint and a model: pass --judge-endpoint and --judge-model, or "
+            "set JUDGE_ENDPOINT and JUDGE_MODEL"
+        )
     if cfg.concurrency < 1:
         raise UserError("--judge-concurrency must be at least 1")
     host = endpoint_host(cfg.endpoint)
     trials = [t for t in run.trials if sendable(t)]
     contexts = load_task_contexts(cfg.tasks_dir, {t.task_id for t in trials})
-    client = ChatClient(ClientSettings(
-        endpoint=cfg.endpoint, model=cfg.model, api_key=cfg.api_key, temperature=0.0, timeout_s=cfg.timeout_s,
-        connect_timeout_s=min(10.0, cfg.timeout_s), max_retries=cfg.max_retries, backoff_s=cfg.backoff_s,
-        stream=False,
-    ))
+    client = ChatClient(
+        ClientSettings(
+            endpoint=cfg.endpoint,
+            model=cfg.model,
+            api_key=cfg.api_key,
+            temperature=0.0,
+            timeout_s=cfg.timeout_s,
+            connect_timeout_s=min(10.0, cfg.timeout_s),
+            max_retries=cfg.max_retries,
+            backoff_s=cfg.backoff_s,
+            stream=False,
+        )
+    )
     gate = asyncio.Semaphore(cfg.concurrency)
 
     async def one(trial: TrialRecord) -> TrialVerdict:
@@ -439,8 +475,9 @@ async def judge_run_async(run: RunFile, raw_path: Path, cfg: JudgeConfig,
     for module in dict.fromkeys(v.module for v in verdicts):
         mine = [v for v in verdicts if v.module == module]
         failed = sum(v.status == "failed" for v in mine)
-        modules[module] = ModuleCoverage(sent=len(mine), judged=len(mine) - failed, failed=failed,
-                                         complete=failed == 0)
+        modules[module] = ModuleCoverage(
+            sent=len(mine), judged=len(mine) - failed, failed=failed, complete=failed == 0
+        )
     return JudgedFile(
         model=run.settings.model,
         raw_file=raw_path.name,
@@ -482,7 +519,8 @@ class JudgedScore(_Strict):
     judged_headline: float | None
     judged_det_score: float | None
     modules: dict[str, JudgedModule]
-    # Judged modules that did not have every trial judged (failed calls, stale verdicts): they carry det scores.
+    # Judged modules that did not have every trial judged (failed calls, stale verdicts): they carry det
+    # scores.
     uncovered_modules: list[str]
     changed_verdicts: int
     stale_verdicts: int
@@ -507,8 +545,10 @@ def apply_verdicts(run: RunFile, judged: JudgedFile) -> tuple[RunFile, dict[str,
     A module that is flagged, or has any stale or missing verdict, keeps its det grades throughout.
     """
     if judged.model != run.settings.model:
-        raise UserError(f"the judged file is for model {judged.model!r} but the result file is for "
-                        f"{run.settings.model!r}; pass the matching pair")
+        raise UserError(
+            f"the judged file is for model {judged.model!r} but the result file is for "
+            f"{run.settings.model!r}; pass the matching pair"
+        )
     by_key = {(v.task_id, v.trial): v for v in judged.verdicts}
     sent: dict[str, list[TrialRecord]] = {}
     for t in run.trials:
@@ -536,7 +576,12 @@ def apply_verdicts(run: RunFile, judged: JudgedFile) -> tuple[RunFile, dict[str,
     new_trials = []
     for t in run.trials:
         v = by_key.get((t.task_id, t.trial))
-        if v is not None and usable.get(t.module) and _verdict_applies(v, t) and v.status in ("rescued", "demoted"):
+        if (
+            v is not None
+            and usable.get(t.module)
+            and _verdict_applies(v, t)
+            and v.status in ("rescued", "demoted")
+        ):
             assert t.grade is not None
             grade = t.grade.model_copy(update={"score": v.final_score, "passed": v.final_passed})
             t = t.model_copy(update={"grade": grade})
@@ -544,8 +589,9 @@ def apply_verdicts(run: RunFile, judged: JudgedFile) -> tuple[RunFile, dict[str,
     return run.model_copy(update={"trials": new_trials}), coverage, stale
 
 
-def score_judged(run: RunFile, judged: JudgedFile | None, k: int | None = None,
-                 weights: str = DEFAULT_PRESET) -> JudgedScore:
+def score_judged(
+    run: RunFile, judged: JudgedFile | None, k: int | None = None, weights: str = DEFAULT_PRESET
+) -> JudgedScore:
     """Raw and judged scores of one run. With no judged file the judged numbers equal the raw ones and every
     judged module is reported uncovered (the board draws such a row as unjudged)."""
     card = score_run(run, k=k, weights=weights)
@@ -555,7 +601,8 @@ def score_judged(run: RunFile, judged: JudgedFile | None, k: int | None = None,
     else:
         judged_run, coverage, stale = apply_verdicts(run, judged)
         changed = sum(
-            1 for a, b in zip(run.trials, judged_run.trials, strict=True)
+            1
+            for a, b in zip(run.trials, judged_run.trials, strict=True)
             if a.grade is not None and b.grade is not None and a.grade.passed != b.grade.passed
         )
     jcard = score_run(judged_run, k=card.k, weights=weights)
@@ -563,18 +610,27 @@ def score_judged(run: RunFile, judged: JudgedFile | None, k: int | None = None,
     for m, ms in card.modules.items():
         cov = coverage.get(m)
         modules[m] = JudgedModule(
-            pass_k=ms.pass_k, det_score=ms.det_score,
-            judged_pass_k=jcard.modules[m].pass_k, judged_det_score=jcard.modules[m].det_score,
-            coverage=cov, covered=cov is None or cov >= 1.0,
+            pass_k=ms.pass_k,
+            det_score=ms.det_score,
+            judged_pass_k=jcard.modules[m].pass_k,
+            judged_det_score=jcard.modules[m].det_score,
+            coverage=cov,
+            covered=cov is None or cov >= 1.0,
         )
     return JudgedScore(
-        model=card.model, k=card.k, weights_preset=weights,
-        headline=card.headline, det_score=card.det_score,
-        judged_headline=jcard.headline, judged_det_score=jcard.det_score,
+        model=card.model,
+        k=card.k,
+        weights_preset=weights,
+        headline=card.headline,
+        det_score=card.det_score,
+        judged_headline=jcard.headline,
+        judged_det_score=jcard.det_score,
         modules=modules,
         uncovered_modules=[m for m, jm in modules.items() if not jm.covered],
-        changed_verdicts=changed, stale_verdicts=stale,
-        card=card, judged_card=jcard,
+        changed_verdicts=changed,
+        stale_verdicts=stale,
+        card=card,
+        judged_card=jcard,
     )
 
 
@@ -586,8 +642,24 @@ def verdict_counts(judged: JudgedFile) -> Mapping[str, int]:
 
 
 __all__ = [
-    "ADVISORY", "MOVABLE", "NEVER_SENT", "Decision", "JudgeConfig", "JudgeReply", "JudgedFile", "JudgedScore",
-    "TrialVerdict", "apply_verdicts", "build_messages", "decide", "judge_run", "judge_run_async",
-    "judged_path_for", "load_judged_file", "parse_judge_reply", "render_transcript", "score_judged",
+    "ADVISORY",
+    "MOVABLE",
+    "NEVER_SENT",
+    "Decision",
+    "JudgeConfig",
+    "JudgeReply",
+    "JudgedFile",
+    "JudgedScore",
+    "TrialVerdict",
+    "apply_verdicts",
+    "build_messages",
+    "decide",
+    "judge_run",
+    "judge_run_async",
+    "judged_path_for",
+    "load_judged_file",
+    "parse_judge_reply",
+    "render_transcript",
+    "score_judged",
     "write_judged_file",
 ]

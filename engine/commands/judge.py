@@ -23,19 +23,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "judge",
         help="appeal verdicts of a result file to an LLM judge (optional)",
-        description="Send the judgeable trials of a result file to an LLM judge and write <model>_judged.json "
-                    "beside it. The raw file is never changed. The judge may move tools and multi_turn_if "
-                    "verdicts under strict thresholds, never across a hard gate; it sees adversarial, code "
-                    "and long_context without changing them, and never sees format or knowledge.",
+        description="Send the judgeable trials of a result file to an LLM judge and write "
+        "<model>_judged.json "
+        "beside it. The raw file is never changed. The judge may move tools and multi_turn_if "
+        "verdicts under strict thresholds, never across a hard gate; it sees adversarial, code "
+        "and long_context without changing them, and never sees format or knowledge.",
         epilog=ENV_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--results", "-r", type=Path, required=True, help="a *_raw_results.json file")
     p.add_argument("--judge-endpoint", help="judge base URL (default JUDGE_ENDPOINT)")
     p.add_argument("--judge-model", help="judge model name (default JUDGE_MODEL)")
-    p.add_argument("--output", "-o", type=Path, help="judged file (default <model>_judged.json beside the results)")
-    p.add_argument("--allow-partial", action="store_true",
-                   help="exit 0 even when some judge calls failed (those modules keep their det scores)")
+    p.add_argument(
+        "--output", "-o", type=Path, help="judged file (default <model>_judged.json beside the results)"
+    )
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="exit 0 even when some judge calls failed (those modules keep their det scores)",
+    )
     p.add_argument("--judge-concurrency", type=int, default=4, help="parallel judge calls (default 4)")
     p.add_argument("--judge-timeout", type=float, default=120.0, help="seconds per judge call (default 120)")
     p.add_argument("--judge-retries", type=int, default=2, help="retries of a judge call on server errors")
@@ -47,14 +53,20 @@ def build_config(args: argparse.Namespace, settings: Settings) -> JudgeConfig:
     endpoint = args.judge_endpoint or settings.raw("JUDGE_ENDPOINT")
     model = args.judge_model or settings.raw("JUDGE_MODEL")
     if not endpoint or not model:
-        raise UserError("the judge needs an endpoint and a model: pass --judge-endpoint and --judge-model, or "
-                        "set JUDGE_ENDPOINT and JUDGE_MODEL (and JUDGE_API_KEY if it needs a key)")
+        raise UserError(
+            "the judge needs an endpoint and a model: pass --judge-endpoint and --judge-model, or "
+            "set JUDGE_ENDPOINT and JUDGE_MODEL (and JUDGE_API_KEY if it needs a key)"
+        )
     if args.judge_timeout <= 0 or args.judge_retries < 0:
         raise UserError("--judge-timeout must be positive and --judge-retries 0 or more")
     tasks_dir = args.tasks_dir or (Path.cwd() / "tasks")
     return JudgeConfig(
-        endpoint=endpoint, model=model, api_key=settings.raw("JUDGE_API_KEY"),
-        concurrency=args.judge_concurrency, timeout_s=args.judge_timeout, max_retries=args.judge_retries,
+        endpoint=endpoint,
+        model=model,
+        api_key=settings.raw("JUDGE_API_KEY"),
+        concurrency=args.judge_concurrency,
+        timeout_s=args.judge_timeout,
+        max_retries=args.judge_retries,
         tasks_dir=tasks_dir,
     )
 
@@ -64,17 +76,26 @@ def handle(args: argparse.Namespace) -> int:
     run = load_run_file(args.results)
     out = args.output or judged_path_for(args.results)
     if out.resolve() == args.results.resolve():
-        raise UserError(f"{out}: the judged file would overwrite the raw result file; choose another --output")
+        raise UserError(
+            f"{out}: the judged file would overwrite the raw result file; choose another --output"
+        )
     judged = judge_run(run, args.results, cfg)
     write_judged_file(out, judged)
     counts = verdict_counts(judged)
     summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "no trial to judge"
-    print(f"judged {len(judged.verdicts)} trial(s) of {run.settings.model}: {summary}; "
-          f"{judged.changed} verdict(s) changed", file=sys.stderr)
+    print(
+        f"judged {len(judged.verdicts)} trial(s) of {run.settings.model}: {summary}; "
+        f"{judged.changed} verdict(s) changed",
+        file=sys.stderr,
+    )
     print(f"wrote {out}", file=sys.stderr)
     if judged.flagged_modules:
         failed = [v for v in judged.verdicts if v.status == "failed"]
-        print(f"warning: judge calls failed in {', '.join(judged.flagged_modules)} ({len(failed)} call(s), first: "
-              f"{failed[0].error}); those modules keep their det scores and are flagged", file=sys.stderr)
+        print(
+            f"warning: judge calls failed in {', '.join(judged.flagged_modules)} "
+            f"({len(failed)} call(s), first: "
+            f"{failed[0].error}); those modules keep their det scores and are flagged",
+            file=sys.stderr,
+        )
         return 0 if args.allow_partial else 2
     return 0

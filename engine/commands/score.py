@@ -1,4 +1,5 @@
-"""``sllmb score``: the scorecard of one result file, with the judged numbers when a judged file sits beside it."""
+"""``sllmb score``: the scorecard of one result file, with the judged numbers when a judged file sits
+beside it."""
 
 from __future__ import annotations
 
@@ -20,13 +21,16 @@ RAW_SUFFIX = "_raw_results.json"
 
 
 def result_files_in(folder: Path) -> list[Path]:
-    """The raw result files of a folder (``*_raw_results.json``), sorted; an empty or missing folder is an error."""
+    """The raw result files of a folder (``*_raw_results.json``), sorted; an empty or missing folder is
+    an error."""
     if not folder.is_dir():
         raise UserError(f"{folder}: no such folder; pass --results-dir with the folder holding *{RAW_SUFFIX}")
     files = sorted(folder.glob(f"*{RAW_SUFFIX}"))
     if not files:
-        raise UserError(f"{folder}: no result files (*{RAW_SUFFIX}) found; run `sllmb run` first or point "
-                        "--results-dir at the folder that holds them")
+        raise UserError(
+            f"{folder}: no result files (*{RAW_SUFFIX}) found; run `sllmb run` first or point "
+            "--results-dir at the folder that holds them"
+        )
     return files
 
 
@@ -37,14 +41,20 @@ def load_runs(paths: list[Path]) -> list[RunFile]:
     for path, run in zip(paths, runs, strict=True):
         name = run.settings.model
         if name in seen:
-            raise UserError(f"{path} and {seen[name]} both hold model {name!r}; keep one result file per model")
+            raise UserError(
+                f"{path} and {seen[name]} both hold model {name!r}; keep one result file per model"
+            )
         seen[name] = path
     return runs
 
 
 def weights_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--weights", default="balanced", choices=sorted(WEIGHT_PRESETS),
-                   help="module weight preset (default balanced)")
+    p.add_argument(
+        "--weights",
+        default="balanced",
+        choices=sorted(WEIGHT_PRESETS),
+        help="module weight preset (default balanced)",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,12 +62,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "score",
         help="print the scorecard of one result file",
         description="Score one result file: pass^k per module, the det score and the pass headline. When "
-                    "<model>_judged.json sits beside it, the judged numbers and judge coverage are shown too.",
+        "<model>_judged.json sits beside it, the judged numbers and judge coverage are shown too.",
     )
     p.add_argument("--results", "-r", type=Path, required=True, help="a *_raw_results.json file")
     weights_arg(p)
     p.add_argument("--k", type=int, help="k of pass^k (default: the file's trial count)")
-    p.add_argument("--judged", type=Path, help="judged file (default: <model>_judged.json beside the results)")
+    p.add_argument(
+        "--judged", type=Path, help="judged file (default: <model>_judged.json beside the results)"
+    )
     p.add_argument("--json", action="store_true", help="print the scorecard as JSON")
     p.set_defaults(func=handle)
 
@@ -82,13 +94,19 @@ def handle(args: argparse.Namespace) -> int:
     if card.clipped_modules:
         console.print(f"[yellow]weights clipped to their caps:[/yellow] {', '.join(card.clipped_modules)}")
     if js is not None:
+
         def pct(v: float | None) -> str:
             return "—" if v is None else f"{v * 100:.1f}"
-        line = (f"judged pass^{js.k}: {pct(js.judged_headline)}  judged det: {pct(js.judged_det_score)}  "
-                f"verdicts changed: {js.changed_verdicts}")
+
+        line = (
+            f"judged pass^{js.k}: {pct(js.judged_headline)}  judged det: {pct(js.judged_det_score)}  "
+            f"verdicts changed: {js.changed_verdicts}"
+        )
         console.print(line, markup=False)
         if js.uncovered_modules or js.stale_verdicts:
             console.print(
                 f"⚠ judge coverage incomplete in {', '.join(js.uncovered_modules) or '-'} "
-                f"({js.stale_verdicts} stale verdict(s)); those modules carry their det scores", markup=False)
+                f"({js.stale_verdicts} stale verdict(s)); those modules carry their det scores",
+                markup=False,
+            )
     return 0

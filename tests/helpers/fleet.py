@@ -38,18 +38,40 @@ def _turns(task_id: str, module: str, passed: bool, rng: random.Random) -> list[
     turns = [Turn(role="user", content=f"Please do task {task_id}.")]
     if module in ("tools", "multi_turn_if"):
         call = ToolCall(id="call_0", name="update_record", arguments=json.dumps({"id": 7, "status": "done"}))
-        turns.append(Turn(role="assistant", tool_calls=[call], finish_reason="tool_calls",
-                          usage=Usage(prompt_tokens=120, completion_tokens=20), timings=timing))
+        turns.append(
+            Turn(
+                role="assistant",
+                tool_calls=[call],
+                finish_reason="tool_calls",
+                usage=Usage(prompt_tokens=120, completion_tokens=20),
+                timings=timing,
+            )
+        )
         turns.append(Turn(role="tool", tool_call_id="call_0", name="update_record", content='{"ok": true}'))
     answer = "Done: the record is updated." if passed else "I could not finish that."
-    turns.append(Turn(role="assistant", content=answer, finish_reason="stop",
-                      usage=Usage(prompt_tokens=160, completion_tokens=12), timings=timing))
+    turns.append(
+        Turn(
+            role="assistant",
+            content=answer,
+            finish_reason="stop",
+            usage=Usage(prompt_tokens=160, completion_tokens=12),
+            timings=timing,
+        )
+    )
     return turns
 
 
 def _trial(task_id: str, module: str, index: int, p: float, rng: random.Random) -> TrialRecord:
-    base = dict(task_id=task_id, task_hash=f"h{task_id}", module=module, trial=index, seed=index,
-                prompt_tokens=280, completion_tokens=32, wall_s=round(rng.uniform(1, 20), 3))
+    base = dict(
+        task_id=task_id,
+        task_hash=f"h{task_id}",
+        module=module,
+        trial=index,
+        seed=index,
+        prompt_tokens=280,
+        completion_tokens=32,
+        wall_s=round(rng.uniform(1, 20), 3),
+    )
     if rng.random() < 0.02:
         return TrialRecord(**base, infra=True, error="server answered HTTP 503: scripted")
     passed = rng.random() < p
@@ -60,7 +82,9 @@ def _trial(task_id: str, module: str, index: int, p: float, rng: random.Random) 
         score = round(rng.uniform(0.0, 0.9), 3)
         if module == "tools" and rng.random() < 0.15:
             gate, score = "call_budget", 0.0
-        grade = Grade(score=score, passed=False, breakdown={"goal": score}, reason="checks failed", hard_gate=gate)
+        grade = Grade(
+            score=score, passed=False, breakdown={"goal": score}, reason="checks failed", hard_gate=gate
+        )
     if module == "code":
         grade.details["first_try_pass"] = passed and rng.random() < 0.7
     return TrialRecord(**base, turns=_turns(task_id, module, passed, rng), grade=grade)
@@ -91,11 +115,23 @@ def make_fleet(tmp_path: Path, n_models: int, seed: int, *, unsized: int = 0) ->
             p = 1 / (1 + math.exp(-1.8 * (ability - difficulty[task_id])))
             records.extend(_trial(task_id, module, j, p, rng) for j in range(TRIALS))
         run = RunFile(
-            settings=RunSettings(model=name, endpoint_host="127.0.0.1:8080", trials=TRIALS, profile="full",
-                                 modules=[], temperature=0.0, seed=0),
-            provenance=Provenance(bench_version="0.1.0", task_set_hash="fleet", python_version="3.11",
-                                  started_at="2026-01-01T00:00:00+00:00", finished_at="2026-01-01T01:00:00+00:00",
-                                  duration_s=round(rng.uniform(1200, 6000), 1)),
+            settings=RunSettings(
+                model=name,
+                endpoint_host="127.0.0.1:8080",
+                trials=TRIALS,
+                profile="full",
+                modules=[],
+                temperature=0.0,
+                seed=0,
+            ),
+            provenance=Provenance(
+                bench_version="0.1.0",
+                task_set_hash="fleet",
+                python_version="3.11",
+                started_at="2026-01-01T00:00:00+00:00",
+                finished_at="2026-01-01T01:00:00+00:00",
+                duration_s=round(rng.uniform(1200, 6000), 1),
+            ),
             task_hashes={t: f"h{t}" for t in tasks},
             trials=records,
         )
@@ -103,8 +139,16 @@ def make_fleet(tmp_path: Path, n_models: int, seed: int, *, unsized: int = 0) ->
         write_run_file(path, run)
         paths.append(path)
         if i < n_models - unsized:
-            rows.append({"name": name, "family": "Fleet", "total_params_b": total, "active_params_b": active,
-                         "architecture": "moe" if moe else "dense", "quantisation": "Q4_K_M"})
+            rows.append(
+                {
+                    "name": name,
+                    "family": "Fleet",
+                    "total_params_b": total,
+                    "active_params_b": active,
+                    "architecture": "moe" if moe else "dense",
+                    "quantisation": "Q4_K_M",
+                }
+            )
     if rows:
         doc = {"schema_version": 1, "default": rows[0]["name"], "models": rows}
         (tmp_path / "models.yaml").write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
