@@ -9,14 +9,16 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
-from engine.errors import ContextOverflow, InfraError, ToolCallParseFailure
-from engine.normalise import split_reasoning, tool_calls_from_text
+from engine import servers
+from engine.errors import BenchError, ContextOverflow, InfraError, ToolCallParseFailure
+from engine.normalise import extract_text_tool_calls, split_reasoning
 from engine.schema import Reply, Timings, ToolCall, Usage
 
 _CONTEXT_OVERFLOW_MARKERS = (
@@ -29,6 +31,27 @@ _CONTEXT_OVERFLOW_MARKERS = (
     "requested tokens",
 )
 _TOOL_PARSE_MARKERS = ("parse tool call", "tool call parse", "failed to parse tool", "invalid tool call")
+_AUTO_TOOL_CHOICE_MARKER = "enable-auto-tool-choice"
+
+# Silent-truncation check. A prompt is at least this many tokens: no tokenizer we know averages more than
+# about 5 characters a token on prose or code, so 8 (after collapsing whitespace and long runs of one
+# character, which some tokenizers swallow whole) stays below any honest count. Prompts under the minimum
+# are never checked: no server runs a window that small, so a low count there means something else.
+_CHARS_PER_TOKEN_CEILING = 8
+_MIN_CHECKED_FLOOR = 1024
+_RUNS = re.compile(r"(\S)\1{3,}")
+_SPACE = re.compile(r"\s+")
+
+
+class SilentTruncation(BenchError):
+    """The server reported fewer prompt tokens than the request must have held: it dropped part of the
+    prompt (Ollama cuts the front of an over-long prompt and answers 200). The trial is invalid, neither
+    the model's failure nor a transport error, and rerunning it on the same server would repeat it."""
+
+    def __init__(self, message: str, *, reported: int, floor: int):
+        super().__init__(message)
+        self.reported = reported
+        self.floor = floor
 
 
 @dataclass
@@ -46,10 +69,22 @@ class ClientSettings:
     # Streaming measures time to first token; tool turns are sent without it because several servers
     # mangle streamed tool calls (an empty 200 body, names missing after the first chunk).
     stream: bool = True
+    stream_tool_turns: bool = False
+    top_p: float | None = None
+    # What preflight found: the server kind picks the thinking field and the sampler fields; the served
+    # window bounds the silent-truncation check.
+    server_kind: str = servers.OTHER
+    served_context: int | None = None
+    # Extra sampler fields sent on every request (top-k off and such); from ``servers.sampler_fields``.
+    sampler: dict[str, Any] = field(default_factory=dict)
+    check_truncation: bool = True
 
 
 def _classify_status(status: int, body: str, retry_after: str | None) -> Exception:
     lower = body.lower()
+    if status == 400 and _AUTO_TOOL_CHOICE_MARKER in lower:
+        return InfraError(f"the server cannot take tool calls: {servers.tools_fix(servers.VLLM)} "
+                          f"(it answered: {body[:200]})", retryable=False)
     if status in (400, 413, 500) and any(m in lower for m in _CONTEXT_OVERFLOW_MARKERS):
         return ContextOverflow(f"the conversation does not fit the served context window: {body[:300]}")
     if status == 500 and any(m in lower for m in _TOOL_PARSE_MARKERS):
@@ -97,6 +132,7 @@ class _StreamState:
         self.usage: dict[str, Any] | None = None
         self.timings: dict[str, Any] | None = None
         self.first_token_at: float | None = None
+        self._keys: dict[int, int] = {}
         # Servers that stream without usage (llama-cpp-python) send about one token per content delta.
         self.deltas = 0
 
@@ -118,15 +154,42 @@ class _StreamState:
             if thought:
                 self.reasoning.append(thought)
             for part in delta.get("tool_calls") or []:
-                # Deltas are keyed by index; later chunks may carry an empty name (LM Studio) or no id.
-                slot = self.calls.setdefault(part.get("index", len(self.calls)), {"id": "", "name": "", "args": []})
-                slot["id"] = slot["id"] or part.get("id") or ""
-                fn = part.get("function") or {}
-                slot["name"] = slot["name"] or fn.get("name") or ""
-                if fn.get("arguments"):
-                    slot["args"].append(fn["arguments"])
+                self._feed_call(part)
             if choice.get("finish_reason"):
                 self.finish_reason = choice["finish_reason"]
+
+
+    def _feed_call(self, part: dict[str, Any]) -> None:
+        """Deltas are keyed by index; later chunks may carry an empty name (LM Studio) or no id. A delta
+        with a new id at an index whose call is already complete is a further call from a server that
+        numbers every call 0, so it gets a slot of its own instead of being glued onto the first."""
+        index = part.get("index")
+        if not isinstance(index, int):  # no index at all: an id starts a call, anything else continues one
+            last = max(self.calls, default=-1)
+            index = last + 1 if part.get("id") or last < 0 else last
+        key = self._keys.get(index, index)
+        slot = self.calls.get(key)
+        new_id = part.get("id") or ""
+        if slot is not None and new_id and slot["id"] and new_id != slot["id"] and _complete_json(slot["args"]):
+            key = max(self.calls) + 1000
+            self._keys[index] = key
+            slot = None
+        if slot is None:
+            slot = self.calls.setdefault(key, {"id": "", "name": "", "args": []})
+        slot["id"] = slot["id"] or new_id
+        fn = part.get("function") or {}
+        slot["name"] = slot["name"] or fn.get("name") or ""
+        if fn.get("arguments"):
+            args = fn["arguments"]
+            slot["args"].append(args if isinstance(args, str) else json.dumps(args, ensure_ascii=False))
+
+
+def _complete_json(parts: list[str]) -> bool:
+    try:
+        json.loads("".join(parts))
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 class ChatClient:
@@ -137,6 +200,7 @@ class ChatClient:
         headers = {"Content-Type": "application/json"}
         if settings.api_key:
             headers["Authorization"] = f"Bearer {settings.api_key}"
+        self.thinking_check: dict[str, Any] | None = None
         self._http = httpx.AsyncClient(
             base_url=settings.endpoint.rstrip("/"),
             headers=headers,
@@ -164,17 +228,20 @@ class ChatClient:
         stream: bool,
     ) -> dict[str, Any]:
         s = self.settings
-        body: dict[str, Any] = {"model": s.model, "messages": messages, "max_tokens": max_tokens}
+        body: dict[str, Any] = {"model": s.model, "messages": _outgoing(messages), "max_tokens": max_tokens}
         if s.temperature is not None:
             body["temperature"] = s.temperature
+        if s.top_p is not None:
+            body["top_p"] = s.top_p
+        body.update(s.sampler)
         if seed is not None:
             body["seed"] = seed
         if tools:
             body["tools"] = tools
-            if tool_choice is not None:
+            if tool_choice is not None and s.server_kind != servers.OLLAMA:  # Ollama rejects tool_choice
                 body["tool_choice"] = tool_choice
         if s.thinking is not None:
-            body["chat_template_kwargs"] = {"enable_thinking": s.thinking}
+            body.update(servers.thinking_fields(s.server_kind, s.thinking))
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
@@ -189,8 +256,11 @@ class ChatClient:
         max_tokens: int = 1024,
         seed: int | None = None,
     ) -> Reply:
-        """Send one chat request, retrying infrastructure failures with exponential backoff."""
-        stream = self.settings.stream and not tools
+        """Send one chat request, retrying infrastructure failures with exponential backoff.
+
+        Raises ``SilentTruncation`` when the server's prompt count shows it dropped part of the prompt.
+        """
+        stream = self.settings.stream and (not tools or self.settings.stream_tool_turns)
         body = self.build_request(
             messages, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens, seed=seed, stream=stream
         )
@@ -210,10 +280,55 @@ class ChatClient:
                 await asyncio.sleep(delay)
         if tools and not reply.tool_calls and reply.content:
             names = {t["function"]["name"] for t in tools if "function" in t}
-            recovered = tool_calls_from_text(reply.content, names)
+            recovered, rest = extract_text_tool_calls(reply.content, names)
             if recovered:
-                reply = reply.model_copy(update={"tool_calls": recovered})
+                reply = reply.model_copy(update={"tool_calls": recovered, "content": rest})
+        self._observe_thinking(reply)
+        if self.settings.check_truncation:
+            self._check_prompt_count(body, reply)
         return reply
+
+    def _observe_thinking(self, reply: Reply) -> None:
+        """Record, once, whether the first reply shows the --thinking switch took effect."""
+        wanted = self.settings.thinking
+        if wanted is None or self.thinking_check is not None:
+            return
+        thought = bool(reply.reasoning)
+        took = thought == wanted
+        self.thinking_check = {
+            "requested": "on" if wanted else "off",
+            "reasoning_seen": thought,
+            "took_effect": took,
+            "control": servers.profile(self.settings.server_kind).thinking_control,
+        }
+        if not took:
+            if wanted:
+                why = ("asked for thinking on, but the first reply carried no reasoning: the model may not "
+                       "think, or the server ignored")
+            else:
+                why = "asked for thinking off, but the first reply still reasoned: the server ignored"
+            self.thinking_check["warning"] = f"{why} {self.thinking_check['control']}"
+
+    def _check_prompt_count(self, body: dict[str, Any], reply: Reply) -> None:
+        reported = reply.usage.prompt_tokens
+        if not reported:  # missing, or 0 from a server that counts only uncached tokens
+            return
+        floor = prompt_token_floor(body.get("messages") or [], body.get("tools"))
+        served = self.settings.served_context
+        if floor < _MIN_CHECKED_FLOOR:
+            return
+        # A prompt well inside the served window cannot have been cut: a low count there is a server that
+        # counts only uncached tokens, not a truncation.
+        if served is not None and floor <= served // 2:
+            return
+        counted = reported + (reply.usage.cached_prompt_tokens or 0)
+        if counted < floor:
+            raise SilentTruncation(
+                f"silent truncation: the server reported {reported} prompt tokens, but the prompt holds at "
+                f"least {floor}; it dropped part of the conversation (the front, where the system prompt and "
+                "tools are) instead of refusing it, so this trial says nothing about the model",
+                reported=reported, floor=floor,
+            )
 
     async def _once(self, body: dict[str, Any]) -> Reply:
         started = time.perf_counter()
@@ -330,3 +445,38 @@ def _finish(
         usage=usage,
         timings=timings,
     )
+
+
+def _outgoing(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Messages as servers accept them: an assistant message that only calls tools carries ``content: ""``,
+    never null (llama-cpp-python and some templates reject null)."""
+    out = []
+    for m in messages:
+        if m.get("role") == "assistant" and m.get("content") is None:
+            m = {**m, "content": ""}
+        out.append(m)
+    return out
+
+
+def _message_text(m: dict[str, Any]) -> str:
+    content = m.get("content")
+    if isinstance(content, list):  # content parts
+        content = " ".join(str(p.get("text") or "") for p in content if isinstance(p, dict))
+    parts = [str(content or "")]
+    for call in m.get("tool_calls") or []:
+        fn = call.get("function") or {}
+        parts.append(str(fn.get("name") or ""))
+        parts.append(str(fn.get("arguments") or ""))
+    return " ".join(parts)
+
+
+def prompt_token_floor(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
+    """A lower bound on the prompt tokens of a request, whatever the tokenizer.
+
+    Counts only the message text (no template, no tool schemas), collapses whitespace and long runs of one
+    character, and allows 8 characters a token, so an honest server always reports more.
+    """
+    del tools  # how a template renders tool schemas varies too much to count on
+    text = " ".join(_message_text(m) for m in messages)
+    text = _SPACE.sub(" ", _RUNS.sub(r"\1", text))
+    return len(text) // _CHARS_PER_TOKEN_CEILING

@@ -21,7 +21,8 @@ import httpx
 from engine import __version__
 from engine.bank import load_bank, select, task_set_hash
 from engine.checkpoint import Checkpoint, checkpoint_path, describe_mismatch, fingerprint
-from engine.client import ChatClient, ClientSettings
+from engine import servers
+from engine.client import ChatClient, ClientSettings, SilentTruncation
 from engine.errors import InfraError, ModelFailure, Truncated, UserError
 from engine.modules import MODULES
 from engine.modules.base import Conversation, Env, LoadedTask
@@ -38,13 +39,14 @@ class RunConfig:
     api_key: str | None = field(default=None, repr=False)
     trials: int = 3
     add_trials: int = 0
-    concurrency: int = 1
+    concurrency: int | None = None  # None: the server's own default, resolved by preflight
     profile: str = "full"
     modules: list[str] | None = None
     pattern: str | None = None
     resume: bool = True
     max_tokens: int | None = None
-    temperature: float | None = None
+    temperature: float | None = None  # None: servers.DEFAULT_TEMPERATURE, resolved by preflight
+    top_p: float | None = None
     seed: int = 0
     thinking: bool | None = None
     save_responses: bool = False
@@ -59,6 +61,11 @@ class RunConfig:
     backoff_s: float = 1.0
     request_timeout_s: float = 600.0
     show_progress: bool = True
+    # Preflight's model calls: one warm-up request, and a tools probe for a run with tool tasks. The CLI
+    # turns them on; tests that count requests leave them off.
+    warm_up: bool = False
+    ready_timeout_s: float = 300.0
+    server_kind: str | None = None
 
 
 def _now() -> str:
@@ -92,7 +99,7 @@ def _settings(cfg: RunConfig, trials: int) -> RunSettings:
         temperature=cfg.temperature,
         seed=cfg.seed,
         max_tokens=cfg.max_tokens,
-        concurrency=cfg.concurrency,
+        concurrency=cfg.concurrency or 1,
         sandbox_backend=cfg.sandbox_backend,
     )
 
@@ -162,7 +169,9 @@ class Runner:
         current = {t.id: t.hash for t in tasks}
         keep: dict[tuple[str, int], TrialRecord] = {}
         for rec in previous:
-            if current.get(rec.task_id) == rec.task_hash and rec.trial < trials and not rec.infra:
+            # Infra and invalid trials run again: the server may have been fixed in between.
+            if (current.get(rec.task_id) == rec.task_hash and rec.trial < trials and not rec.infra
+                    and rec.invalid_reason is None):
                 keep[(rec.task_id, rec.trial)] = rec
         header = CheckpointHeader(
             fingerprint=fingerprint(settings),
@@ -185,6 +194,7 @@ class Runner:
         error: str | None = None
         infra = False
         truncation = "none"
+        invalid_reason: str | None = None
         try:
             await module.run(task, convo, env)
             if getattr(module, "grade_blocks", False):  # graders that run code keep the event loop free
@@ -193,10 +203,14 @@ class Runner:
                 grade = module.grade(task, convo.turns, env)
         except InfraError as exc:
             infra, error = True, str(exc)
+        except SilentTruncation as exc:
+            invalid_reason, error = "silent_truncation", str(exc)
         except Truncated as exc:
             truncation, error = exc.truncation, str(exc)
             gate = "degenerate" if exc.truncation == "degenerate" else None
-            grade = Grade(score=0.0, passed=False, reason=f"truncated ({exc.truncation})", hard_gate=gate)
+            spent = bool(convo.turns and not convo.turns[-1].content and convo.turns[-1].reasoning)
+            grade = Grade(score=0.0, passed=False, reason=f"truncated ({exc.truncation})", hard_gate=gate,
+                          details={"reasoning_spent_budget": True} if spent else {})
         except ModelFailure as exc:
             error = str(exc)
             grade = Grade(score=0.0, passed=False, reason=exc.kind)
@@ -215,6 +229,7 @@ class Runner:
             truncation=truncation,  # type: ignore[arg-type]
             error=error,
             infra=infra,
+            invalid_reason=invalid_reason,
             prompt_tokens=sum(u.prompt_tokens or 0 for u in usages),
             completion_tokens=sum(u.completion_tokens or 0 for u in usages),
             wall_s=round(time.perf_counter() - started, 4),
@@ -231,7 +246,8 @@ class Runner:
         client = ChatClient(ClientSettings(
             endpoint=cfg.endpoint, model=cfg.model, api_key=cfg.api_key, temperature=cfg.temperature,
             thinking=cfg.thinking, max_retries=cfg.max_retries, backoff_s=cfg.backoff_s,
-            timeout_s=cfg.request_timeout_s,
+            timeout_s=cfg.request_timeout_s, top_p=cfg.top_p, server_kind=cfg.server_kind or servers.OTHER,
+            served_context=cfg.served_context, sampler=servers.sampler_fields(cfg.server_kind),
         ))
         progress = _progress(cfg.show_progress, len(jobs) + len(kept), len(kept), cfg.model)
         queue: asyncio.Queue[tuple[LoadedTask, int]] = asyncio.Queue()
@@ -253,10 +269,11 @@ class Runner:
 
         try:
             with progress:
-                await asyncio.gather(*(worker() for _ in range(max(1, cfg.concurrency))))
+                await asyncio.gather(*(worker() for _ in range(max(1, cfg.concurrency or 1))))
         finally:
             checkpoint.close()
             await client.aclose()
+        advice = _advice(cfg, results, client)
         order = {t.id: i for i, t in enumerate(tasks)}
         results.sort(key=lambda r: (order[r.task_id], r.trial))
         previous_duration = 0.0
@@ -273,7 +290,7 @@ class Runner:
                 task_set_hash=task_set_hash(tasks),
                 python_version=platform.python_version(),
                 served_context=cfg.served_context,
-                server=cfg.server_meta,
+                server=_server_meta(cfg, client, advice),
                 skipped_tasks=cfg.skipped_tasks,
                 started_at=header.started_at,
                 finished_at=_now(),
@@ -283,6 +300,8 @@ class Runner:
             trials=results,
         )
         write_run_file(cfg.output, run)
+        for line in advice:
+            print(line, file=sys.stderr)
         if not self.leftover:
             checkpoint.path.unlink(missing_ok=True)
         return run
@@ -329,11 +348,60 @@ def _progress(enabled: bool, total: int, completed: int, label: str) -> _Progres
     return _Progress(enabled and sys.stderr.isatty(), total, completed, label)
 
 
+def _server_meta(cfg: RunConfig, client: ChatClient, advice: list[str]) -> dict:
+    meta = dict(cfg.server_meta)
+    if client.thinking_check is not None:
+        meta["thinking_check"] = client.thinking_check
+    if advice:
+        meta["advice"] = advice
+    return meta
+
+
+def _advice(cfg: RunConfig, results: list[TrialRecord], client: ChatClient) -> list[str]:
+    """What the person running the bench should fix, said once at the end of the run."""
+    lines = []
+    cut = [r for r in results if r.invalid_reason == "silent_truncation"]
+    if cut:
+        lines.append(
+            f"warning: {len(cut)} trial(s) were recorded invalid because the server silently dropped part of "
+            f"the prompt (its context window is too small for them): {servers.larger_window_advice(cfg.server_kind)}; "
+            "then re-issue the same command, and those trials run again."
+        )
+    if client.thinking_check and client.thinking_check.get("warning"):
+        lines.append(f"warning: --thinking: {client.thinking_check['warning']}")
+    return lines
+
+
+def _needs_tools(cfg: RunConfig) -> bool:
+    try:
+        tasks = select(load_bank(cfg.tasks_dir), profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
+    except UserError:
+        return False  # the run's own planning reports a bad bank or selection
+    return any(getattr(MODULES[t.task.module], "uses_tools", t.task.module == "tools") for t in tasks)
+
+
 async def preflight(cfg: RunConfig) -> ServerInfo:
-    info = await probe(cfg.endpoint, cfg.api_key, cfg.model)
+    """Identify the server and settle what the user left open: window, concurrency, sampler."""
+    if cfg.warm_up:
+        _check_writable(cfg.output)  # no model call before the result is known to have somewhere to go
+    if cfg.temperature is None:
+        cfg.temperature = servers.DEFAULT_TEMPERATURE
+    if cfg.top_p is None:
+        cfg.top_p = servers.DEFAULT_TOP_P
+    base = ClientSettings(
+        endpoint=cfg.endpoint, model=cfg.model, api_key=cfg.api_key, temperature=cfg.temperature,
+        top_p=cfg.top_p, thinking=cfg.thinking, timeout_s=cfg.request_timeout_s, backoff_s=cfg.backoff_s,
+    )
+    info = await probe(cfg.endpoint, cfg.api_key, cfg.model, warm=cfg.warm_up, needs_tools=_needs_tools(cfg),
+                       client_settings=base, ready_timeout_s=cfg.ready_timeout_s)
+    cfg.server_kind = info.kind
     if cfg.served_context is None:
         cfg.served_context = info.served_context
-    cfg.server_meta = {**info.as_meta(), **cfg.server_meta}
+    if cfg.concurrency is None:
+        cfg.concurrency = info.default_concurrency
+    cfg.server_meta = {**info.as_meta(), "sampler": {"temperature": cfg.temperature, "top_p": cfg.top_p,
+                                                     **servers.sampler_fields(info.kind)},
+                       **cfg.server_meta}
     return info
 
 

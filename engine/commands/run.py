@@ -34,6 +34,16 @@ def _thinking(text: str) -> bool:
     return parse_bool(text)
 
 
+def _concurrency(text: str) -> int | str:
+    """A number, or "auto" for the server's own default, which preflight resolves."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"expected a number or auto, got {text!r}") from None
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run",
@@ -51,7 +61,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--trials", "-n", type=int, help="trials per task (default 3)")
     p.add_argument("--add-trials", type=int, default=0, metavar="N",
                    help="add N trials per task to an existing run (keeps the trials already done)")
-    p.add_argument("--concurrency", "-c", type=int, help="parallel trials (default 1)")
+    p.add_argument("--concurrency", "-c", type=_concurrency, metavar="N|auto",
+                   help="parallel trials (default auto: 1 for Ollama, LM Studio and llama-cpp-python, the slot "
+                        "count for llama.cpp, 4 for vLLM)")
     p.add_argument("--profile", choices=("full", "fast"), help="full bank (39 tasks) or the fast subset (17)")
     p.add_argument("--filter", "-k", dest="pattern", help="only tasks whose id matches this glob or substring")
     p.add_argument("--modules", type=_modules, help=f"comma-separated subset of: {','.join(MODULE_NAMES)}")
@@ -59,7 +71,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
                    help="continue an interrupted run from its checkpoint (default on)")
     p.add_argument("--max-tokens", type=int, help="completion budget per model call (default: each task's own)")
-    p.add_argument("--temperature", type=float, help="sampling temperature (unset: the server's default)")
+    p.add_argument("--temperature", type=float,
+                   help="sampling temperature (default 0.6, sent explicitly to every server)")
+    p.add_argument("--top-p", type=float, help="nucleus sampling (default 0.95, sent explicitly)")
+    p.add_argument("--no-warm-up", dest="warm_up", action="store_false",
+                   help="skip preflight's warm-up request and tools probe")
     p.add_argument("--seed", type=int, help="base seed, offset by the trial index; -1 sends none (default 0)")
     p.add_argument("--thinking", type=_thinking, metavar="on|off",
                    help="ask the server to turn reasoning on or off (unset: the server's default)")
@@ -85,8 +101,9 @@ def build_config(args: argparse.Namespace, settings: Settings) -> RunConfig:
     if endpoint and not model:
         raise UserError("--model (or BENCH_MODEL) is required with an endpoint: give the name the server uses")
     trials = settings.get("BENCH_TRIALS", args.trials, int, 3)
-    concurrency = settings.get("BENCH_CONCURRENCY", args.concurrency, int, 1)
-    if trials < 1 or concurrency < 1:
+    chosen = settings.get("BENCH_CONCURRENCY", args.concurrency, _concurrency, "auto")
+    concurrency = None if chosen == "auto" else int(chosen)
+    if trials < 1 or (concurrency is not None and concurrency < 1):
         raise UserError("--trials and --concurrency must be at least 1")
     if args.add_trials < 0:
         raise UserError("--add-trials must be 0 or more")
@@ -110,6 +127,8 @@ def build_config(args: argparse.Namespace, settings: Settings) -> RunConfig:
         allow_undersized_context=args.allow_undersized_context,
         tasks_dir=args.tasks_dir,
         show_progress=not args.quiet,
+        top_p=args.top_p,
+        warm_up=args.warm_up,
     )
 
 
@@ -127,7 +146,7 @@ def handle(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             server = stack.enter_context(embedded_server(entry, context=args.context))
             cfg.endpoint, cfg.model, cfg.served_context = server.endpoint, server.model, server.context
-            cfg.server_meta = {"kind": "llama-cpp-python (embedded)", "model_file": server.model_file.name}
+            cfg.server_meta = {"embedded": True, "model_file": server.model_file.name}
         if cfg.output == Path("."):
             cfg.output = default_output(cfg.model)
         run = run_benchmark(cfg)

@@ -1,0 +1,500 @@
+"""Loopback servers that behave like llama.cpp, Ollama, LM Studio and vLLM where a harness goes wrong.
+
+Each is a real HTTP server on 127.0.0.1 with the endpoints, response shapes, error bodies and quirks its
+namesake documents (see site_src/servers/): llama.cpp's ``/props`` and ``/health`` 503 while loading,
+Ollama's silently cut prompts and ``/api/show``, LM Studio's load-on-first-request and empty streamed tool
+names, vLLM's ``max_model_len`` and its tool-choice 400. What the *model* says is scripted: a ``Script``
+maps each chat request to a ``Say``; the server wraps it in its own dialect.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Say:
+    """What the model produces for one request, before the server's dialect is applied."""
+
+    text: str = ""
+    reasoning: str | None = None  # produced only when the server's thinking is on
+    tool_calls: list[tuple[str, dict[str, Any] | str]] = field(default_factory=list)
+    finish_reason: str = "stop"
+    completion_tokens: int | None = None
+
+
+Script = Callable[[dict[str, Any]], Say]
+
+
+def always(say: Say) -> Script:
+    return lambda body: say
+
+
+def honest_prompt_tokens(body: dict[str, Any]) -> int:
+    """What a real tokenizer would count, roughly: 4 characters a token plus a template overhead."""
+    chars = 0
+    for m in body.get("messages") or []:
+        chars += len(str(m.get("content") or ""))
+        for c in m.get("tool_calls") or []:
+            chars += len(json.dumps(c))
+    chars += len(json.dumps(body.get("tools") or []))
+    return chars // 4 + 8 * len(body.get("messages") or []) + 4
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client hanging up mid-reply is part of the tests
+
+
+class FakeServer:
+    """Base: routing, recording, SSE. Subclasses define ``routes`` and ``chat``."""
+
+    kind = "other"
+    reasoning_field = "reasoning_content"
+
+    def __init__(self, script: Script | None = None, *, model: str = "test-model"):
+        self.script = script or always(Say(text="ready"))
+        self.model = model
+        self.requests: list[dict[str, Any]] = []
+        self.started = time.monotonic()
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    # -- plumbing ---------------------------------------------------------------------------------------
+    @property
+    def root(self) -> str:
+        assert self._httpd is not None
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
+    def url(self) -> str:
+        return f"{self.root}/v1"
+
+    @property
+    def chats(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if "messages" in r]
+
+    def __enter__(self) -> FakeServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _send(self, status: int, payload: Any, content_type: str = "application/json") -> None:
+                data = payload if isinstance(payload, bytes) else (
+                    payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _handle(self, method: str) -> None:
+                path = self.path.split("?")[0]
+                body = None
+                if method == "POST":
+                    length = int(self.headers.get("Content-Length") or 0)
+                    body = json.loads(self.rfile.read(length) or b"null")
+                if path == "/v1/chat/completions" and method == "POST":
+                    with server._lock:
+                        server.requests.append(body)
+                    result = server.chat(body)
+                    if isinstance(result, list):  # SSE events
+                        self.send_response(200)
+                        self.send_header("Content-Type", "text/event-stream")
+                        self.send_header("Connection", "close")
+                        self.end_headers()
+                        self.close_connection = True
+                        for event in result:
+                            self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                        self.wfile.write(b"data: [DONE]\n\n")
+                        self.wfile.flush()
+                        return
+                    status, payload = result
+                    self._send(status, payload)
+                    return
+                route = server.routes().get((method, path))
+                if route is None:
+                    self._send(404, server.not_found(path))
+                    return
+                status, payload = route(body)
+                self._send(status, payload)
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._handle("GET")
+
+            def do_POST(self) -> None:  # noqa: N802
+                self._handle("POST")
+
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        self.started = time.monotonic()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+    # -- behaviour --------------------------------------------------------------------------------------
+    def routes(self) -> dict[tuple[str, str], Callable[[Any], tuple[int, Any]]]:
+        return {("GET", "/v1/models"): lambda _: (200, {"object": "list", "data": [{"id": self.model,
+                                                                                    "object": "model"}]})}
+
+    def not_found(self, path: str) -> Any:
+        return {"error": {"message": f"no route {path}"}}
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        return True
+
+    def chat(self, body: dict[str, Any]) -> tuple[int, Any] | list[dict[str, Any]]:
+        say = self.script(body)
+        return self.reply(body, say, prompt_tokens=honest_prompt_tokens(body))
+
+    def message(self, body: dict[str, Any], say: Say) -> dict[str, Any]:
+        msg: dict[str, Any] = {"role": "assistant", "content": say.text}
+        if say.reasoning and self.thinking_on(body):
+            msg[self.reasoning_field] = say.reasoning
+        if say.tool_calls:
+            msg["content"] = say.text or None
+            msg["tool_calls"] = [
+                {"id": f"call_{i}", "type": "function",
+                 "function": {"name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}}
+                for i, (n, a) in enumerate(say.tool_calls)
+            ]
+        return msg
+
+    def usage(self, say: Say, prompt_tokens: int) -> dict[str, int]:
+        completion = say.completion_tokens or max(1, (len(say.text) + len(say.reasoning or "")) // 4)
+        return {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
+                "total_tokens": prompt_tokens + completion}
+
+    def reply(self, body: dict[str, Any], say: Say, *, prompt_tokens: int,
+              extra: dict[str, Any] | None = None) -> tuple[int, Any] | list[dict[str, Any]]:
+        finish = "tool_calls" if say.tool_calls and say.finish_reason == "stop" else say.finish_reason
+        if body.get("stream"):
+            return self.stream(body, say, finish, prompt_tokens)
+        out = {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model"),
+               "choices": [{"index": 0, "message": self.message(body, say), "finish_reason": finish}],
+               "usage": self.usage(say, prompt_tokens)}
+        out.update(extra or {})
+        return 200, out
+
+    def tool_deltas(self, say: Say) -> list[dict[str, Any]]:
+        deltas = []
+        for i, (name, args) in enumerate(say.tool_calls):
+            text = args if isinstance(args, str) else json.dumps(args)
+            half = len(text) // 2
+            deltas.append({"tool_calls": [{"index": i, "id": f"call_{i}", "type": "function",
+                                           "function": {"name": name, "arguments": text[:half]}}]})
+            deltas.append({"tool_calls": [{"index": i, "function": {"arguments": text[half:]}}]})
+        return deltas
+
+    def stream(self, body: dict[str, Any], say: Say, finish: str, prompt_tokens: int) -> list[dict[str, Any]]:
+        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": body.get("model")}
+        deltas: list[dict[str, Any]] = [{"role": "assistant"}]
+        if say.reasoning and self.thinking_on(body):
+            deltas += [{self.reasoning_field: say.reasoning[i:i + 6]} for i in range(0, len(say.reasoning), 6)]
+        deltas += [{"content": say.text[i:i + 6]} for i in range(0, len(say.text), 6)]
+        deltas += self.tool_deltas(say)
+        events = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+        events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+        if (body.get("stream_options") or {}).get("include_usage"):
+            events.append({**base, "choices": [], "usage": self.usage(say, prompt_tokens)})
+        return events
+
+
+# ----------------------------------------------------------------------------------------------------------
+
+
+class FakeLlamaCpp(FakeServer):
+    """llama-server: /props (per-slot n_ctx, total_slots, chat_template_caps), /health 503 while loading,
+    400 exceed_context_size_error, timings on every reply, tools dropped silently by a template without
+    them, thinking by chat_template_kwargs.enable_thinking with reasoning in reasoning_content."""
+
+    kind = "llama.cpp"
+
+    def __init__(self, script: Script | None = None, *, n_ctx: int = 8192, slots: int = 2,
+                 supports_tools: bool = True, loading_s: float = 0.0, build: str = "b6543-1a2b3c4", **kw: Any):
+        super().__init__(script, **kw)
+        self.n_ctx, self.slots, self.supports_tools, self.loading_s, self.build = (
+            n_ctx, slots, supports_tools, loading_s, build)
+
+    def loading(self) -> bool:
+        return time.monotonic() - self.started < self.loading_s
+
+    def _unavailable(self) -> tuple[int, Any]:
+        return 503, {"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}}
+
+    def routes(self) -> dict[tuple[str, str], Callable[[Any], tuple[int, Any]]]:
+        def models(_: Any) -> tuple[int, Any]:
+            if self.loading():
+                return self._unavailable()
+            return 200, {"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "llamacpp",
+                                                     "meta": {"n_ctx_train": 32768, "n_params": 494032768}}]}
+
+        def props(_: Any) -> tuple[int, Any]:
+            if self.loading():
+                return self._unavailable()
+            return 200, {
+                "default_generation_settings": {"n_ctx": self.n_ctx, "params": {"cache_prompt": True,
+                                                                                "temperature": 0.8}},
+                "total_slots": self.slots,
+                "model_path": "/models/qwen2.5-0.5b-instruct-q4_k_m.gguf",
+                "chat_template": "{% for m in messages %}...{% endfor %}",
+                "chat_template_caps": {"supports_tools": self.supports_tools,
+                                       "supports_tool_calls": self.supports_tools,
+                                       "supports_system_role": True},
+                "build_info": self.build,
+            }
+
+        def health(_: Any) -> tuple[int, Any]:
+            return self._unavailable() if self.loading() else (200, {"status": "ok"})
+
+        return {("GET", "/v1/models"): models, ("GET", "/props"): props, ("GET", "/health"): health}
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        return (body.get("chat_template_kwargs") or {}).get("enable_thinking", True) is not False
+
+    def chat(self, body: dict[str, Any]) -> tuple[int, Any] | list[dict[str, Any]]:
+        if self.loading():
+            return self._unavailable()
+        prompt = honest_prompt_tokens(body)
+        if prompt + 0 > self.n_ctx:
+            return 400, {"error": {"code": 400, "message": f"the request exceeds the available context size, "
+                                   f"try increasing it", "type": "exceed_context_size_error",
+                                   "n_prompt_tokens": prompt, "n_ctx": self.n_ctx}}
+        if not self.supports_tools:
+            body = {k: v for k, v in body.items() if k not in ("tools", "tool_choice")}  # dropped silently
+        say = self.script(body)
+        timings = {"cache_n": 0, "prompt_n": prompt, "prompt_ms": 12.5, "prompt_per_second": 800.0,
+                   "predicted_n": 5, "predicted_ms": 50.0, "predicted_per_second": 100.0}
+        result = self.reply(body, say, prompt_tokens=prompt, extra={"timings": timings})
+        if isinstance(result, list):
+            result[-1 if "usage" not in result[-1] else -2]["timings"] = timings
+        return result
+
+
+class FakeOllama(FakeServer):
+    """Ollama: /api/version, /api/show (capabilities, model_info context_length, Modelfile parameters),
+    /api/ps (allocated context_length); /v1 cuts the FRONT of an over-long prompt and answers 200 with a
+    low prompt_tokens; 400 for tools on a model without them; reasoning in message.reasoning, switched by
+    reasoning_effort ("none" = off), on by default; 503 when a second request arrives while one runs."""
+
+    kind = "ollama"
+    reasoning_field = "reasoning"
+
+    def __init__(self, script: Script | None = None, *, num_ctx: int = 4096, trained: int = 40960,
+                 capabilities: tuple[str, ...] = ("completion", "tools", "thinking"), version: str = "0.12.6",
+                 modelfile_num_ctx: int | None = None, busy: bool = False, work_s: float = 0.0, **kw: Any):
+        kw.setdefault("model", "qwen3:0.6b")
+        super().__init__(script, **kw)
+        self.num_ctx, self.trained, self.capabilities, self.version = num_ctx, trained, capabilities, version
+        self.modelfile_num_ctx, self.busy, self.work_s = modelfile_num_ctx, busy, work_s
+        self.running = 0
+        self.rejected_busy = 0
+        self.loaded = False
+
+    def routes(self) -> dict[tuple[str, str], Callable[[Any], tuple[int, Any]]]:
+        def show(body: Any) -> tuple[int, Any]:
+            if (body or {}).get("model") != self.model:
+                return 404, {"error": f"model '{(body or {}).get('model')}' not found"}
+            params = "temperature 0.6\ntop_k 20"
+            if self.modelfile_num_ctx:
+                params += f"\nnum_ctx {self.modelfile_num_ctx}"
+            return 200, {"modelfile": "FROM ...", "parameters": params, "template": "{{ .Prompt }}",
+                         "details": {"family": "qwen3", "parameter_size": "751.63M", "quantization_level": "Q4_K_M"},
+                         "model_info": {"general.architecture": "qwen3", "qwen3.context_length": self.trained},
+                         "capabilities": list(self.capabilities)}
+
+        def ps(_: Any) -> tuple[int, Any]:
+            models = [{"name": self.model, "model": self.model, "size": 1, "context_length": self.window()}]
+            return 200, {"models": models if self.loaded else []}
+
+        return {
+            ("GET", "/api/version"): lambda _: (200, {"version": self.version}),
+            ("POST", "/api/show"): show,
+            ("GET", "/api/ps"): ps,
+            ("GET", "/"): lambda _: (200, "Ollama is running"),
+            ("GET", "/v1/models"): lambda _: (200, {"object": "list", "data": [
+                {"id": self.model, "object": "model", "created": 0, "owned_by": "library"}]}),
+        }
+
+    def not_found(self, path: str) -> Any:
+        return "404 page not found"
+
+    def window(self) -> int:
+        return self.modelfile_num_ctx or self.num_ctx
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        return "thinking" in self.capabilities and body.get("reasoning_effort") != "none"
+
+    def chat(self, body: dict[str, Any]) -> tuple[int, Any] | list[dict[str, Any]]:
+        with self._lock:
+            if self.busy and self.running >= 1:
+                self.rejected_busy += 1
+                return 503, {"error": {"message": "server busy, please try again.  maximum pending requests "
+                                                  "exceeded", "type": "api_error"}}
+            self.running += 1
+        try:
+            time.sleep(self.work_s)
+            self.loaded = True
+            if body.get("tools") and "tools" not in self.capabilities:
+                return 400, {"error": {"message": f"registry.ollama.ai/library/{self.model} does not support "
+                                                  "tools", "type": "api_error", "param": None, "code": None}}
+            prompt = honest_prompt_tokens(body)
+            kept = prompt
+            if prompt > self.window():
+                # The front of the prompt is dropped to make room: the reply is about the tail only.
+                kept = self.window() - 4 - (body.get("max_tokens") or 0) // 8
+                body = {**body, "messages": body["messages"][-1:]}
+            say = self.script(body)
+            return self.reply(body, say, prompt_tokens=kept)
+        finally:
+            with self._lock:
+                self.running -= 1
+
+
+class FakeLMStudio(FakeServer):
+    """LM Studio: /api/v0/models (max_context_length, loaded_context_length, state); the first request
+    loads the model (seconds) or, with just-in-time loading off, 404 "No models loaded"; streamed tool-call
+    chunks after the first carry an empty name; no usage in a stream unless include_usage is asked for."""
+
+    kind = "lm-studio"
+
+    def __init__(self, script: Script | None = None, *, max_ctx: int = 32768, loaded_ctx: int = 4096,
+                 loaded: bool = False, jit: bool = True, load_s: float = 0.0, **kw: Any):
+        kw.setdefault("model", "qwen2.5-7b-instruct")
+        super().__init__(script, **kw)
+        self.max_ctx, self.loaded_ctx, self.loaded, self.jit, self.load_s = max_ctx, loaded_ctx, loaded, jit, load_s
+
+    def routes(self) -> dict[tuple[str, str], Callable[[Any], tuple[int, Any]]]:
+        def native(_: Any) -> tuple[int, Any]:
+            entry: dict[str, Any] = {"id": self.model, "object": "model", "type": "llm", "publisher": "lmstudio",
+                                     "arch": "qwen2", "compatibility_type": "gguf", "quantization": "Q4_K_M",
+                                     "state": "loaded" if self.loaded else "not-loaded",
+                                     "max_context_length": self.max_ctx}
+            if self.loaded:
+                entry["loaded_context_length"] = self.loaded_ctx
+            return 200, {"object": "list", "data": [entry]}
+
+        def models(_: Any) -> tuple[int, Any]:
+            return 200, {"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "organization_owner"}]}
+
+        return {("GET", "/api/v0/models"): native, ("GET", "/v1/models"): models}
+
+    def not_found(self, path: str) -> Any:
+        return {"error": f"Unexpected endpoint or method. (GET {path})"}
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        return (body.get("chat_template_kwargs") or {}).get("enable_thinking", True) is not False
+
+    def chat(self, body: dict[str, Any]) -> tuple[int, Any] | list[dict[str, Any]]:
+        if not self.loaded:
+            if not self.jit:
+                return 404, {"error": {"message": "No models loaded. Please load a model in the developer page "
+                                                  "or use the `lms load` command.", "type": "invalid_request_error",
+                                       "param": "model", "code": "model_not_found"}}
+            time.sleep(self.load_s)
+            self.loaded = True
+        return self.reply(body, self.script(body), prompt_tokens=honest_prompt_tokens(body))
+
+    def tool_deltas(self, say: Say) -> list[dict[str, Any]]:
+        deltas = []
+        for i, (name, args) in enumerate(say.tool_calls):
+            text = args if isinstance(args, str) else json.dumps(args)
+            deltas.append({"tool_calls": [{"index": i, "id": f"{100 + i}", "type": "function",
+                                           "function": {"name": name, "arguments": ""}}]})
+            for start in range(0, len(text), 5):
+                deltas.append({"tool_calls": [{"index": i, "id": f"{100 + i}", "type": "function",
+                                               "function": {"name": "", "arguments": text[start:start + 5]}}]})
+        return deltas
+
+
+class FakeVLLM(FakeServer):
+    """vLLM: max_model_len in /v1/models, /version; tool_choice auto (or tools without tool_choice) is a 400
+    unless started with --enable-auto-tool-choice; over-length is a 400 (or 500 on some versions) saying
+    "maximum context length"; reasoning in ``reasoning`` with a parser, inline <think> without; omitted
+    sampling fields come from the model's generation config (recorded in ``defaulted``)."""
+
+    kind = "vllm"
+    reasoning_field = "reasoning"
+
+    def __init__(self, script: Script | None = None, *, max_model_len: int = 8192, auto_tool_choice: bool = True,
+                 reasoning_parser: bool = True, overflow_status: int = 400, version: str = "0.11.0",
+                 honours_thinking_switch: bool = True, **kw: Any):
+        kw.setdefault("model", "Qwen/Qwen3-8B")
+        super().__init__(script, **kw)
+        self.max_model_len, self.auto_tool_choice, self.reasoning_parser = max_model_len, auto_tool_choice, reasoning_parser
+        self.overflow_status, self.version, self.honours = overflow_status, version, honours_thinking_switch
+        self.defaulted: list[list[str]] = []
+
+    def routes(self) -> dict[tuple[str, str], Callable[[Any], tuple[int, Any]]]:
+        return {
+            ("GET", "/v1/models"): lambda _: (200, {"object": "list", "data": [
+                {"id": self.model, "object": "model", "created": 0, "owned_by": "vllm", "root": self.model,
+                 "parent": None, "max_model_len": self.max_model_len, "permission": []}]}),
+            ("GET", "/version"): lambda _: (200, {"version": self.version}),
+            ("GET", "/health"): lambda _: (200, ""),
+        }
+
+    def not_found(self, path: str) -> Any:
+        return {"detail": "Not Found"}
+
+    def thinking_on(self, body: dict[str, Any]) -> bool:
+        if not self.honours:
+            return True
+        return (body.get("chat_template_kwargs") or {}).get("enable_thinking", True) is not False
+
+    def _error(self, status: int, message: str) -> tuple[int, Any]:
+        return status, {"object": "error", "message": message, "type": "BadRequestError", "param": None,
+                        "code": status}
+
+    def chat(self, body: dict[str, Any]) -> tuple[int, Any] | list[dict[str, Any]]:
+        self.defaulted.append([k for k in ("temperature", "top_p", "top_k", "repetition_penalty") if k not in body])
+        if body.get("tools") and body.get("tool_choice", "auto") == "auto" and not self.auto_tool_choice:
+            return self._error(400, '"auto" tool choice requires --enable-auto-tool-choice and '
+                                    "--tool-call-parser to be set")
+        prompt = honest_prompt_tokens(body)
+        wanted = prompt + (body.get("max_tokens") or 0)
+        if wanted > self.max_model_len:
+            return self._error(self.overflow_status, f"This model's maximum context length is {self.max_model_len} "
+                               f"tokens. However, you requested {wanted} tokens ({prompt} in the messages, "
+                               f"{body.get('max_tokens')} in the completion). Please reduce the length of the "
+                               "messages or completion.")
+        say = self.script(body)
+        if say.reasoning and not self.reasoning_parser and self.thinking_on(body):
+            say = Say(text=f"<think>{say.reasoning}</think>{say.text}", tool_calls=say.tool_calls,
+                      finish_reason=say.finish_reason, completion_tokens=say.completion_tokens)
+        return self.reply(body, say, prompt_tokens=prompt)
+
+
+class FakeOpenAICompat(FakeServer):
+    """A minimal other server (no /props, no native API): a llama-cpp-python-like stand-in that rejects an
+    assistant message with content null, as llama-cpp-python's chatml-function-calling format does."""
+
+    def chat(self, body: dict[str, Any]) -> tuple[int, Any] | list[dict[str, Any]]:
+        for m in body.get("messages") or []:
+            if m.get("role") == "assistant" and m.get("content") is None:
+                return 400, {"error": {"message": "content: Input should be a valid string", "type": "invalid_request"}}
+        return super().chat(body)
+
+
+def prompt_text(body: dict[str, Any]) -> str:
+    return " ".join(str(m.get("content") or "") for m in body.get("messages") or [])
+
+
+def has_marker(body: dict[str, Any], marker: str) -> bool:
+    return re.search(re.escape(marker), prompt_text(body)) is not None
