@@ -1,0 +1,879 @@
+"""Deterministic instruction checks shared by the format and multi_turn_if modules.
+
+A task file names its checks as data (``{check: value_equals, path: total, value: 4040}``); this module
+turns each entry into a small pydantic object with a ``run`` method. Validation happens when the bank
+loads, so a misspelt check name, a bad regular expression or an unknown JSON-schema keyword is an error
+that names the task file and the field, never a surprise in the middle of a run.
+
+Every check reads only the text of one reply (``Subject``). Notes describing a failure quote the model's
+output through ``json.dumps`` with ASCII escaping and a length cap: model output is hostile, and a note ends
+up in result files and terminals.
+
+Paths into parsed JSON are dotted: ``lines.0.qty``; ``*`` stands for every element of a list or every value
+of an object (``lines.*.qty``); an empty path is the whole document.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+# --------------------------------------------------------------------------------------------------------
+# Helpers
+
+
+def quote(value: Any, limit: int = 80) -> str:
+    """A safe, short rendering of model-supplied data for a failure note."""
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError):
+        text = ascii(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_WORD = re.compile(r"[^\W_]", re.UNICODE)
+_FENCED = re.compile(r"^```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```$", re.DOTALL)
+
+
+def words(text: str) -> list[str]:
+    """Whitespace-separated tokens holding at least one letter or digit (a bare dash or bullet is no word)."""
+    return [w for w in text.split() if _WORD.search(w)]
+
+
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a reply: a run of ``.``, ``!``, ``?`` followed by a space or the end closes one, and so
+    does a line break (chat replies are not hard-wrapped, so a new line is a new sentence or list item).
+    A list marker at the start of a line (``-``, ``1.``) is not a sentence of its own.
+    A decimal point such as ``3.2`` is not followed by a space and does not split."""
+    out: list[str] = []
+    for raw in text.splitlines():
+        line = _LIST_MARKER.sub("", raw, count=1)
+        start = 0
+        for m in _SENTENCE_END.finditer(line):
+            piece = line[start : m.end()].strip()
+            if words(piece):
+                out.append(piece)
+            start = m.end()
+        rest = line[start:].strip()
+        if words(rest):
+            out.append(rest)
+    return out
+
+
+_LIST_ITEM = {
+    "any": re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S"),
+    "bullet": re.compile(r"^\s*[-*•]\s+\S"),
+    "numbered": re.compile(r"^\s*\d+[.)]\s+\S"),
+}
+
+
+def word_pattern(word: str, case_sensitive: bool) -> re.Pattern[str]:
+    """Whole-word match: letters, digits and underscores on either side block it; a hyphen does not, so
+    ``free`` is found inside ``gluten-free`` but not inside ``freedom`` or ``retry_free``."""
+    flags = 0 if case_sensitive else re.IGNORECASE
+    return re.compile(rf"(?<![\w]){re.escape(word)}(?![\w])", flags)
+
+
+def same(a: Any, b: Any, *, tolerance: float = 0.0, casefold: bool = False) -> bool:
+    """Type-strict equality of JSON values: ``"85"`` is not ``85`` and ``true`` is not ``1``, but ``85`` and
+    ``85.0`` are the same number."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) or isinstance(b, (int, float)):
+        return (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                and abs(float(a) - float(b)) <= tolerance)
+    if isinstance(a, str) or isinstance(b, str):
+        if not (isinstance(a, str) and isinstance(b, str)):
+            return False
+        return a.casefold() == b.casefold() if casefold else a == b
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y, tolerance=tolerance, casefold=casefold)
+                                        for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k], tolerance=tolerance, casefold=casefold)
+                                            for k in a)
+    return False
+
+
+def same_unordered(a: Any, b: Any, *, tolerance: float = 0.0, casefold: bool = False) -> bool:
+    """Two lists holding the same elements (with multiplicity) in any order."""
+    if not (isinstance(a, list) and isinstance(b, list)) or len(a) != len(b):
+        return False
+    left = list(b)
+    for item in a:
+        for i, candidate in enumerate(left):
+            if same(item, candidate, tolerance=tolerance, casefold=casefold):
+                del left[i]
+                break
+        else:
+            return False
+    return True
+
+
+def _matches_item(element: Any, item: Any, casefold: bool) -> bool:
+    """An object element matches a pattern object when it holds every key of the pattern with the same
+    value (a subset match); any other element must equal the pattern."""
+    if isinstance(item, dict) and isinstance(element, dict):
+        return all(k in element and same(element[k], v, casefold=casefold) for k, v in item.items())
+    return same(element, item, casefold=casefold)
+
+
+class PathError(Exception):
+    """The path does not lead anywhere in the document."""
+
+
+def resolve(doc: Any, path: str) -> list[tuple[str, Any]]:
+    """Every (concrete path, value) a dotted path with ``*`` wildcards reaches; raises ``PathError``."""
+    found: list[tuple[str, Any]] = [("", doc)]
+    for part in [p for p in path.split(".") if p != ""] if path else []:
+        nxt: list[tuple[str, Any]] = []
+        for where, value in found:
+            here = f"{where}.{part}" if where else part
+            if part == "*":
+                if isinstance(value, list):
+                    nxt.extend((f"{where}.{i}" if where else str(i), v) for i, v in enumerate(value))
+                elif isinstance(value, dict):
+                    nxt.extend((f"{where}.{k}" if where else str(k), v) for k, v in value.items())
+                else:
+                    raise PathError(f"{where or '(root)'} is not a list or object")
+            elif isinstance(value, dict):
+                if part not in value:
+                    raise PathError(f"no key {here}")
+                nxt.append((here, value[part]))
+            elif isinstance(value, list):
+                if not part.isdigit() or int(part) >= len(value):
+                    raise PathError(f"no element {here}")
+                nxt.append((here, value[int(part)]))
+            else:
+                raise PathError(f"{where or '(root)'} is a {_json_type(value)}, not a list or object")
+        found = nxt
+    return found
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def has_type(value: Any, wanted: str) -> bool:
+    actual = _json_type(value)
+    return actual == wanted or (wanted == "number" and actual == "integer")
+
+
+JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
+
+
+# --------------------------------------------------------------------------------------------------------
+# What a check looks at
+
+
+class Subject:
+    """One reply's text and, parsed once on demand, the JSON it holds.
+
+    ``strict`` is true when the whole reply (trimmed) is one JSON document. A reply that is a single fenced
+    code block is still parsed, so its content checks are scored, but it fails ``json_only``.
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        self._parsed = False
+        self._value: Any = None
+        self._error: str | None = None
+        self.strict = False
+        self.fenced = False
+
+    def _parse(self) -> None:
+        if self._parsed:
+            return
+        self._parsed = True
+        stripped = self.text.strip()
+        try:
+            self._value = json.loads(stripped)
+            self.strict = True
+            return
+        except json.JSONDecodeError as exc:
+            first_error = f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        fence = _FENCED.match(stripped)
+        if fence:
+            try:
+                self._value = json.loads(fence.group(1))
+                self.fenced = True
+                return
+            except json.JSONDecodeError as exc:
+                first_error = (f"fenced block is not valid JSON: {exc.msg} "
+                               f"at line {exc.lineno} column {exc.colno}")
+        self._error = first_error if stripped else "the reply is empty"
+
+    def json(self) -> tuple[Any, str | None]:
+        self._parse()
+        return self._value, self._error
+
+    def parse_ok(self) -> tuple[bool, bool]:
+        self._parse()
+        return self.strict, self.fenced
+
+
+Outcome = tuple[bool, str]
+OK: Outcome = (True, "")
+
+
+class CheckBase(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    # A name for the grade's breakdown; defaults to the check's kind and path.
+    id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:\-]+$")
+
+    def breakdown_name(self) -> str:
+        if self.id:
+            return self.id
+        path = getattr(self, "path", None)
+        kind = str(getattr(self, "check"))  # noqa: B009 - every concrete check defines it
+        return f"{kind}:{path}" if path else kind
+
+    def run(self, subject: Subject) -> Outcome:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+
+class JsonCheck(CheckBase):
+    """A check on values inside the reply's JSON."""
+
+    path: str = ""
+
+    def run(self, subject: Subject) -> Outcome:
+        doc, error = subject.json()
+        if error is not None:
+            return False, f"no JSON to check ({error})"
+        try:
+            found = resolve(doc, self.path)
+        except PathError as exc:
+            return False, str(exc)
+        if not found:
+            return False, f"nothing at {self.path}"
+        return self.check_values(found)
+
+    def check_values(self, found: list[tuple[str, Any]]) -> Outcome:  # pragma: no cover
+        raise NotImplementedError
+
+
+class TextCheck(CheckBase):
+    """A check on the reply's text, or on every string a JSON path reaches when ``path`` is given."""
+
+    path: str | None = None
+
+    def run(self, subject: Subject) -> Outcome:
+        if self.path is None:
+            return self.check_text(subject.text)
+        doc, error = subject.json()
+        if error is not None:
+            return False, f"no JSON to check ({error})"
+        try:
+            found = resolve(doc, self.path)
+        except PathError as exc:
+            return False, str(exc)
+        if not found:
+            return False, f"nothing at {self.path}"
+        for where, value in found:
+            if not isinstance(value, str):
+                return False, f"{where or '(root)'} is a {_json_type(value)}, not a string"
+            ok, note = self.check_text(value)
+            if not ok:
+                return False, f"{where}: {note}"
+        return OK
+
+    def check_text(self, text: str) -> Outcome:  # pragma: no cover
+        raise NotImplementedError
+
+
+# --------------------------------------------------------------------------------------------------------
+# JSON checks
+
+
+class JsonOnly(CheckBase):
+    """The whole reply is one JSON document: no prose around it and, unless allowed, no code fence."""
+
+    check: Literal["json_only"]
+    top: Literal["object", "array", "any"] = "any"
+    fences_ok: bool = False
+
+    def run(self, subject: Subject) -> Outcome:
+        doc, error = subject.json()
+        if error is not None:
+            return False, error
+        strict, fenced = subject.parse_ok()
+        if fenced and not self.fences_ok:
+            return False, "the JSON is wrapped in a code fence"
+        if self.top == "object" and not isinstance(doc, dict):
+            return False, f"top level is a {_json_type(doc)}, not an object"
+        if self.top == "array" and not isinstance(doc, list):
+            return False, f"top level is a {_json_type(doc)}, not an array"
+        return OK
+
+
+_SCHEMA_KEYWORDS = {
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "minItems",
+    "maxItems", "uniqueItems", "minLength", "maxLength", "minimum", "maximum", "pattern",
+}
+
+
+def _check_schema_shape(schema: Any, where: str = "schema") -> None:
+    if not isinstance(schema, dict):
+        raise ValueError(f"{where} must be a mapping")
+    unknown = sorted(set(schema) - _SCHEMA_KEYWORDS)
+    if unknown:
+        raise ValueError(f"{where}: unsupported keyword(s) {', '.join(unknown)}; "
+                         f"use only {', '.join(sorted(_SCHEMA_KEYWORDS))}")
+    kinds = schema.get("type")
+    for kind in [kinds] if isinstance(kinds, str) else (kinds or []):
+        if kind not in JSON_TYPES:
+            raise ValueError(f"{where}.type: unknown type {kind!r}; use one of {', '.join(JSON_TYPES)}")
+    if "pattern" in schema:
+        try:
+            re.compile(schema["pattern"])
+        except re.error as exc:
+            raise ValueError(f"{where}.pattern: not a valid regular expression: {exc}") from exc
+    for name, sub in (schema.get("properties") or {}).items():
+        _check_schema_shape(sub, f"{where}.properties.{name}")
+    if "items" in schema:
+        _check_schema_shape(schema["items"], f"{where}.items")
+
+
+def schema_errors(value: Any, schema: dict[str, Any], where: str = "") -> list[str]:
+    """Every violation of a small JSON-schema subset, with the path where it occurs."""
+    at = where or "(root)"
+    errors: list[str] = []
+    kinds = schema.get("type")
+    if kinds is not None:
+        allowed = [kinds] if isinstance(kinds, str) else list(kinds)
+        if not any(has_type(value, k) for k in allowed):
+            return [f"{at}: expected {'/'.join(allowed)}, got {_json_type(value)}"]
+    if "enum" in schema and not any(same(value, v) for v in schema["enum"]):
+        errors.append(f"{at}: {quote(value, 40)} is not one of {quote(schema['enum'], 60)}")
+    if "const" in schema and not same(value, schema["const"]):
+        errors.append(f"{at}: must be {quote(schema['const'], 40)}")
+    if isinstance(value, str):
+        if "minLength" in schema and len(value) < schema["minLength"]:
+            errors.append(f"{at}: shorter than {schema['minLength']} characters")
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            errors.append(f"{at}: longer than {schema['maxLength']} characters")
+        if "pattern" in schema and not re.search(schema["pattern"], value):
+            errors.append(f"{at}: {quote(value, 40)} does not match {schema['pattern']}")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            errors.append(f"{at}: below {schema['minimum']}")
+        if "maximum" in schema and value > schema["maximum"]:
+            errors.append(f"{at}: above {schema['maximum']}")
+    if isinstance(value, list):
+        if "minItems" in schema and len(value) < schema["minItems"]:
+            errors.append(f"{at}: fewer than {schema['minItems']} items")
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            errors.append(f"{at}: more than {schema['maxItems']} items")
+        if schema.get("uniqueItems"):
+            for i, item in enumerate(value):
+                if any(same(item, other) for other in value[:i]):
+                    errors.append(f"{at}: item {i} repeats an earlier item")
+                    break
+        if "items" in schema:
+            for i, item in enumerate(value):
+                errors.extend(schema_errors(item, schema["items"], f"{where}.{i}" if where else str(i)))
+    if isinstance(value, dict):
+        props = schema.get("properties") or {}
+        for key in schema.get("required", []):
+            if key not in value:
+                errors.append(f"{at}: missing key {quote(key, 40)}")
+        if schema.get("additionalProperties") is False:
+            extra = [k for k in value if k not in props]
+            if extra:
+                errors.append(f"{at}: unexpected key(s) {quote(extra, 60)}")
+        for key, sub in props.items():
+            if key in value:
+                errors.extend(schema_errors(value[key], sub, f"{where}.{key}" if where else key))
+    return errors
+
+
+class JsonSchema(JsonCheck):
+    """The value at ``path`` fits a JSON schema (a subset: types, keys, enums, sizes, patterns)."""
+
+    check: Literal["json_schema"]
+    schema_: dict[str, Any] = Field(alias="schema")
+
+    @field_validator("schema_")
+    @classmethod
+    def _shape(cls, value: dict[str, Any]) -> dict[str, Any]:
+        _check_schema_shape(value)
+        return value
+
+    def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
+        errors: list[str] = []
+        for where, value in found:
+            errors.extend(schema_errors(value, self.schema_, where))
+        if errors:
+            more = f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""
+            return False, "; ".join(errors[:3]) + more
+        return OK
+
+
+class ValueEquals(JsonCheck):
+    """The value at ``path`` equals ``value``, type included; lists may be compared as multisets."""
+
+    check: Literal["value_equals"]
+    value: Any
+    tolerance: float = Field(default=0.0, ge=0)
+    casefold: bool = False
+    unordered: bool = False
+
+    def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
+        for where, actual in found:
+            if self.unordered:
+                ok = same_unordered(actual, self.value, tolerance=self.tolerance, casefold=self.casefold)
+            else:
+                ok = same(actual, self.value, tolerance=self.tolerance, casefold=self.casefold)
+            if not ok:
+                return False, f"{where or '(root)'}: expected {quote(self.value, 60)}, got {quote(actual)}"
+        return OK
+
+
+class ArrayHas(JsonCheck):
+    """The array at ``path`` holds (or, with ``present: false``, does not hold) an element matching
+    ``item``; an object pattern matches any element that has its keys with its values."""
+
+    check: Literal["array_has"]
+    item: Any
+    present: bool = True
+    casefold: bool = False
+
+    def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
+        for where, value in found:
+            if not isinstance(value, list):
+                return False, f"{where or '(root)'} is a {_json_type(value)}, not an array"
+            hit = next((e for e in value if _matches_item(e, self.item, self.casefold)), None)
+            if self.present and hit is None:
+                return False, f"no element matching {quote(self.item, 70)}"
+            if not self.present and hit is not None:
+                return False, f"holds {quote(hit)}, which should not be there"
+        return OK
+
+
+class ValueIn(JsonCheck):
+    """Every value at ``path`` is one of ``values`` (an enum)."""
+
+    check: Literal["value_in"]
+    values: list[Any] = Field(min_length=1)
+
+    def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
+        for where, value in found:
+            if not any(same(value, v) for v in self.values):
+                return False, f"{where or '(root)'}: {quote(value, 40)} is not one of {quote(self.values)}"
+        return OK
+
+
+class TypeIs(JsonCheck):
+    """Every value at ``path`` has JSON type ``type`` (``"12"`` is a string, not a number)."""
+
+    check: Literal["type_is"]
+    type: Literal["null", "boolean", "integer", "number", "string", "array", "object"]
+
+    def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
+        for where, value in found:
+            if not has_type(value, self.type):
+                kind = _json_type(value)
+                return False, f"{where or '(root)'}: {quote(value, 40)} is a {kind}, not {self.type}"
+        return OK
+
+
+class DateFormat(JsonCheck):
+    """Every value at ``path`` is a string that is a real date in ``format`` (strftime codes), written
+    exactly as the format writes it: ``4.2.2025`` fails ``%d.%m.%Y`` because the format pads to ``04.02``."""
+
+    check: Literal["date_format"]
+    format: str = Field(min_length=2)
+
+    @field_validator("format")
+    @classmethod
+    def _has_code(cls, value: str) -> str:
+        if "%" not in value:
+            raise ValueError("format needs strftime codes such as %Y-%m-%d")
+        return value
+
+    def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
+        for where, value in found:
+            if not isinstance(value, str):
+                return False, f"{where or '(root)'}: {quote(value, 40)} is not a string"
+            try:
+                parsed = datetime.strptime(value, self.format)
+            except ValueError:
+                return False, f"{where or '(root)'}: {quote(value, 40)} is not a date in {self.format}"
+            if parsed.strftime(self.format) != value:
+                return False, f"{where or '(root)'}: {quote(value, 40)} is not written as {self.format} does"
+        return OK
+
+
+class Count(JsonCheck):
+    """The array (or object) at ``path`` has between ``min`` and ``max`` elements."""
+
+    check: Literal["count"]
+    min: int | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _bounds(self) -> Count:
+        _need_bound(self.min, self.max)
+        return self
+
+    def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
+        for where, value in found:
+            if not isinstance(value, (list, dict)):
+                return False, f"{where or '(root)'} is a {_json_type(value)}, not an array"
+            ok, note = _in_bounds(len(value), self.min, self.max, "elements")
+            if not ok:
+                return False, note
+        return OK
+
+
+class SortedBy(JsonCheck):
+    """The array at ``path`` is in order of ``keys`` (each element's values at those keys, compared in
+    turn); ``descending`` reverses it."""
+
+    check: Literal["sorted_by"]
+    keys: list[str] = Field(default_factory=list)
+    descending: bool = False
+
+    def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
+        for where, value in found:
+            if not isinstance(value, list):
+                return False, f"{where or '(root)'} is a {_json_type(value)}, not an array"
+            try:
+                sort_keys = [tuple(_sort_key(e, k) for k in self.keys) if self.keys else (_sort_key(e, ""),)
+                             for e in value]
+            except (KeyError, TypeError) as exc:
+                return False, f"cannot order the elements: {exc}"
+            want = sorted(sort_keys, reverse=self.descending)
+            if sort_keys != want:
+                first = next(i for i, (a, b) in enumerate(zip(sort_keys, want, strict=True)) if a != b)
+                return False, f"element {first} is out of order"
+        return OK
+
+
+def _sort_key(element: Any, key: str) -> tuple[int, Any]:
+    value = element if not key else element[key] if isinstance(element, dict) else None
+    if key and not isinstance(element, dict):
+        raise TypeError("elements are not objects")
+    if isinstance(value, bool) or value is None:
+        raise TypeError(f"{quote(value, 20)} has no order")
+    if isinstance(value, (int, float)):
+        return (0, value)
+    if isinstance(value, str):
+        return (1, value)
+    raise TypeError(f"a {_json_type(value)} has no order")
+
+
+def _need_bound(low: int | None, high: int | None) -> None:
+    if low is None and high is None:
+        raise ValueError("give min, max or both")
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"min ({low}) is larger than max ({high})")
+
+
+def _in_bounds(n: int, low: int | None, high: int | None, what: str) -> Outcome:
+    if low is not None and n < low:
+        return False, f"{n} {what}, fewer than {low}"
+    if high is not None and n > high:
+        return False, f"{n} {what}, more than {high}"
+    return OK
+
+
+# --------------------------------------------------------------------------------------------------------
+# Text checks
+
+
+class WordCount(TextCheck):
+    """Between ``min`` and ``max`` words (tokens holding a letter or digit)."""
+
+    check: Literal["word_count"]
+    min: int | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _bounds(self) -> WordCount:
+        _need_bound(self.min, self.max)
+        return self
+
+    def check_text(self, text: str) -> Outcome:
+        return _in_bounds(len(words(text)), self.min, self.max, "words")
+
+
+class SentenceCount(TextCheck):
+    """Between ``min`` and ``max`` sentences (see ``sentences`` for how they are counted)."""
+
+    check: Literal["sentence_count"]
+    min: int | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _bounds(self) -> SentenceCount:
+        _need_bound(self.min, self.max)
+        return self
+
+    def check_text(self, text: str) -> Outcome:
+        return _in_bounds(len(sentences(text)), self.min, self.max, "sentences")
+
+
+class ListItems(TextCheck):
+    """Between ``min`` and ``max`` list-item lines: ``-``, ``*`` or ``•`` bullets, ``1.``/``1)`` numbers."""
+
+    check: Literal["list_items"]
+    style: Literal["any", "bullet", "numbered"] = "any"
+    min: int | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _bounds(self) -> ListItems:
+        _need_bound(self.min, self.max)
+        return self
+
+    def check_text(self, text: str) -> Outcome:
+        pattern = _LIST_ITEM[self.style]
+        n = sum(1 for line in text.splitlines() if pattern.match(line))
+        kind = "list items" if self.style == "any" else f"{self.style} list items"
+        return _in_bounds(n, self.min, self.max, kind)
+
+
+class BannedWords(TextCheck):
+    """None of ``words`` occurs as a whole word (a hyphen is a word boundary: ``gluten-free`` holds
+    ``free``)."""
+
+    check: Literal["banned_words"]
+    words: list[str] = Field(min_length=1)
+    case_sensitive: bool = False
+
+    def check_text(self, text: str) -> Outcome:
+        found = [w for w in self.words if word_pattern(w, self.case_sensitive).search(text)]
+        if found:
+            hit = word_pattern(found[0], self.case_sensitive).search(text)
+            assert hit is not None
+            around = text[max(0, hit.start() - 25) : hit.end() + 25]
+            return False, f"uses {quote(found)} (in {quote(around, 70)})"
+        return OK
+
+
+class WordHits(TextCheck):
+    """Whole-word occurrences of ``words`` (all counted together) number between ``min`` and ``max``.
+    Used, for example, to see that a summary is written in the language asked for."""
+
+    check: Literal["word_hits"]
+    words: list[str] = Field(min_length=1)
+    min: int | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+    case_sensitive: bool = False
+
+    @model_validator(mode="after")
+    def _bounds(self) -> WordHits:
+        _need_bound(self.min, self.max)
+        return self
+
+    def check_text(self, text: str) -> Outcome:
+        n = sum(len(word_pattern(w, self.case_sensitive).findall(text)) for w in self.words)
+        return _in_bounds(n, self.min, self.max, "marker words")
+
+
+class Contains(TextCheck):
+    """Every string of ``all`` appears verbatim (names, code, figures that must be copied as written)."""
+
+    check: Literal["contains"]
+    all: list[str] = Field(min_length=1)
+    case_sensitive: bool = True
+
+    def check_text(self, text: str) -> Outcome:
+        hay = text if self.case_sensitive else text.casefold()
+        missing = [s for s in self.all if (s if self.case_sensitive else s.casefold()) not in hay]
+        return (False, f"missing {quote(missing)}") if missing else OK
+
+
+class NotContains(TextCheck):
+    """None of the strings of ``any`` appears anywhere (substring match, unlike ``banned_words``)."""
+
+    check: Literal["not_contains"]
+    any: list[str] = Field(min_length=1)
+    case_sensitive: bool = True
+
+    def check_text(self, text: str) -> Outcome:
+        hay = text if self.case_sensitive else text.casefold()
+        found = [s for s in self.any if (s if self.case_sensitive else s.casefold()) in hay]
+        return (False, f"contains {quote(found)}") if found else OK
+
+
+_FLAGS = {"ignorecase": re.IGNORECASE, "multiline": re.MULTILINE, "dotall": re.DOTALL}
+
+
+class Regex(TextCheck):
+    """``pattern`` is found in the text (``expect: present``) or nowhere in it (``expect: absent``)."""
+
+    check: Literal["regex"]
+    pattern: str = Field(min_length=1)
+    expect: Literal["present", "absent"] = "present"
+    flags: list[Literal["ignorecase", "multiline", "dotall"]] = Field(default_factory=list)
+    # Says in words what the pattern is for; shown in failure notes.
+    meaning: str | None = None
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a valid regular expression: {exc}") from exc
+        return value
+
+    def compiled(self) -> re.Pattern[str]:
+        flags = 0
+        for name in self.flags:
+            flags |= _FLAGS[name]
+        return re.compile(self.pattern, flags)
+
+    def check_text(self, text: str) -> Outcome:
+        hit = self.compiled().search(text)
+        what = self.meaning or f"/{self.pattern}/"
+        if self.expect == "present" and hit is None:
+            return False, f"{what}: not found"
+        if self.expect == "absent" and hit is not None:
+            return False, f"{what}: found {quote(hit.group(0), 40)}"
+        return OK
+
+
+class StartsWith(TextCheck):
+    """The text, leading white space aside, starts with ``text``."""
+
+    check: Literal["starts_with"]
+    text: str = Field(min_length=1)
+    case_sensitive: bool = True
+
+    def check_text(self, text: str) -> Outcome:
+        body = text.lstrip()
+        if self.case_sensitive:
+            ok = body.startswith(self.text)
+        else:
+            ok = body.casefold().startswith(self.text.casefold())
+        return OK if ok else (False, f"starts with {quote(body[: len(self.text) + 10], 40)}")
+
+
+class EndsWith(TextCheck):
+    """The text, trailing white space aside, ends with ``text``."""
+
+    check: Literal["ends_with"]
+    text: str = Field(min_length=1)
+    case_sensitive: bool = True
+
+    def check_text(self, text: str) -> Outcome:
+        body = text.rstrip()
+        if self.case_sensitive:
+            ok = body.endswith(self.text)
+        else:
+            ok = body.casefold().endswith(self.text.casefold())
+        return OK if ok else (False, f"ends with {quote(body[-(len(self.text) + 10):], 40)}")
+
+
+class LetterCase(TextCheck):
+    """``upper``: letters appear and none is lower case. ``lower``: none is upper case. ``mixed``: some
+    letter is lower case (the text is not shouted)."""
+
+    check: Literal["letter_case"]
+    case: Literal["upper", "lower", "mixed"]
+
+    def check_text(self, text: str) -> Outcome:
+        letters = [c for c in text if c.isalpha()]
+        if self.case == "upper":
+            low = [c for c in letters if c.islower()]
+            if not letters:
+                return False, "no letters"
+            return (False, f"{len(low)} lower-case letters") if low else OK
+        if self.case == "lower":
+            up = [c for c in letters if c.isupper()]
+            return (False, f"{len(up)} upper-case letters") if up else OK
+        return OK if any(c.islower() for c in letters) else (False, "no lower-case letters")
+
+
+_NUMBER_TEXT = r"-?\d+(?:\.\d+)?"
+
+
+class LabelledNumber(TextCheck):
+    """The last non-blank line reads ``<label>: <number>`` (or, with ``last_line: false``, some line does;
+    the last such line counts). ``decimals`` fixes how many digits follow the point; ``value`` the number."""
+
+    check: Literal["labelled_number"]
+    label: str = Field(min_length=1)
+    value: float | None = None
+    tolerance: float = Field(default=0.0, ge=0)
+    decimals: int | None = Field(default=None, ge=0)
+    last_line: bool = True
+
+    def check_text(self, text: str) -> Outcome:
+        pattern = re.compile(rf"^\s*{re.escape(self.label)}:[ \t]*({_NUMBER_TEXT})\s*$")
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        candidates = lines[-1:] if self.last_line else lines
+        matches = [m for m in (pattern.match(ln) for ln in candidates) if m]
+        if not matches:
+            where = "the last line" if self.last_line else "any line"
+            seen = f" (it reads {quote(lines[-1].strip(), 50)})" if lines and self.last_line else ""
+            return False, f"{where} is not '{self.label}: <number>'{seen}"
+        number = matches[-1].group(1)
+        if self.decimals is not None:
+            places = len(number.partition(".")[2])
+            if places != self.decimals:
+                return False, f"{quote(number, 20)} has {places} decimals, not {self.decimals}"
+        if self.value is not None and abs(float(number) - self.value) > self.tolerance:
+            return False, f"{self.label} is {quote(number, 20)}, expected {self.value}"
+        return OK
+
+
+CheckSpec = Annotated[
+    Union[  # noqa: UP007 - a discriminated union reads better spelt out
+        JsonOnly, JsonSchema, ValueEquals, ArrayHas, ValueIn, TypeIs, DateFormat, Count, SortedBy,
+        WordCount, SentenceCount, ListItems, BannedWords, WordHits, Contains, NotContains, Regex,
+        StartsWith, EndsWith, LetterCase, LabelledNumber,
+    ],
+    Field(discriminator="check"),
+]
+
+CHECK_NAMES = (
+    "json_only", "json_schema", "value_equals", "array_has", "value_in", "type_is", "date_format", "count",
+    "sorted_by", "word_count", "sentence_count", "list_items", "banned_words", "word_hits", "contains",
+    "not_contains", "regex", "starts_with", "ends_with", "letter_case", "labelled_number",
+)
+
+
+def unique_labels(checks: Sequence[CheckBase], prefix: str = "") -> list[str]:
+    """Breakdown names for a list of checks; a repeated name gets ``#2``, ``#3`` so none is lost."""
+    seen: dict[str, int] = {}
+    out: list[str] = []
+    for c in checks:
+        base = prefix + c.breakdown_name()
+        seen[base] = seen.get(base, 0) + 1
+        out.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return out
+
+
+def run_checks(text: str, checks: Sequence[CheckBase], prefix: str = "") -> dict[str, Outcome]:
+    """Run every check on one reply; the result keeps the checks' order."""
+    subject = Subject(text)
+    return {label: c.run(subject) for label, c in zip(unique_labels(checks, prefix), checks, strict=True)}
