@@ -21,7 +21,7 @@ from engine.index.sync import (
     sync_hub,
     sync_prices,
 )
-from engine.index.validate import format_report, leave_one_out
+from engine.index.validate import format_report, leave_one_out, validation_table_markdown
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,6 +43,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="leave-one-out error of the one- and two-factor models vs a baseline")
     data_dir_flag(p)
     p.add_argument("--json", action="store_true", help="print the table as JSON")
+    p.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the table exactly as the methodology page shows it (a test compares the two)",
+    )
+    p.add_argument(
+        "--no-split",
+        action="store_true",
+        help="fit each AIME year and LiveCodeBench version as one item (the model before the split)",
+    )
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("show", help="every benchmark of one model: reported or estimated, with ranges")
@@ -76,9 +86,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    report = leave_one_out(load_entries(args.data_dir))
+    report = leave_one_out(load_entries(args.data_dir), split=not args.no_split)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
+    elif args.markdown:
+        print(validation_table_markdown(report))
     else:
         print(format_report(report))
     return 0
@@ -121,7 +133,7 @@ def show_data(model_id: str, data_dir: Path) -> dict:
                     "core": bench in CORE_BENCHMARKS,
                     "value": round(est.value, 2),
                     "label": "estimated",
-                    "variant": None,
+                    "variant": est.item,
                     "source_url": None,
                     "evaluator": None,
                     "needs_verification": False,

@@ -65,6 +65,11 @@ def load_entries(data_dir: Path = DEFAULT_DATA_DIR) -> list[ModelEntry]:
     return entries
 
 
+def score_rank(score: Score, position: int) -> tuple[int, int, int, int]:
+    """Sort key of a figure among rivals for one benchmark: lower wins."""
+    return (_RANK[score.measured_by], int(score.needs_verification), -score.checked.toordinal(), position)
+
+
 def chosen_scores(entry: ModelEntry) -> dict[str, Score]:
     """The one score per benchmark that enters the fit and the tables.
 
@@ -74,7 +79,7 @@ def chosen_scores(entry: ModelEntry) -> dict[str, Score]:
     """
     best: dict[str, tuple[tuple[int, int, int, int], Score]] = {}
     for position, score in enumerate(entry.scores):
-        key = (_RANK[score.measured_by], int(score.needs_verification), -score.checked.toordinal(), position)
+        key = score_rank(score, position)
         current = best.get(score.benchmark)
         if current is None or key < current[0]:
             best[score.benchmark] = (key, score)

@@ -7,11 +7,12 @@ reports fewer than two core benchmarks gets no index.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.index.data import chosen_scores
+from engine.index.data import chosen_scores, score_rank
 from engine.index.model import FittedModel, Observations, fit, to_score
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, ModelEntry, Score
 
@@ -25,6 +26,8 @@ class Estimate:
     low: float
     high: float
     capped: bool
+    # The item the estimate is for, when a benchmark is split by year or version (e.g. "AIME 2025").
+    item: str | None = None
 
 
 @dataclass
@@ -50,6 +53,7 @@ class IndexResult:
     benchmarks: tuple[str, ...]
     caps: dict[str, float]
     model: FittedModel
+    data: FitData | None = None
 
     def row(self, model_id: str) -> IndexRow | None:
         for row in self.rows:
@@ -64,26 +68,127 @@ class IndexResult:
         return with_index + without
 
 
-def observations(entries: list[ModelEntry]) -> tuple[Observations, list[dict[str, Score]], tuple[str, ...]]:
-    """Long-form chosen scores of every entry, over the benchmarks anyone reported."""
-    chosen = [chosen_scores(e) for e in entries]
+# Benchmarks whose figures come from different tests under one name: AIME is a new exam every year and
+# LiveCodeBench a new problem window per version. Each year (version) is its own item in the fit, with its own
+# difficulty, slope and noise; the index still reports one "AIME" and one "LiveCodeBench".
+_SPLIT_PATTERNS: dict[str, tuple[re.Pattern[str], str, str]] = {
+    "AIME": (re.compile(r"\b(20[2-3][0-9])\b"), "AIME {}", "AIME (year not stated)"),
+    "LiveCodeBench": (
+        re.compile(r"\bv([0-9]+)\b", re.IGNORECASE),
+        "LiveCodeBench v{}",
+        "LiveCodeBench (version not stated)",
+    ),
+}
+# An item with fewer figures than this cannot be fitted on its own; it joins its benchmark's largest item.
+MIN_ITEM_FIGURES = 5
+
+
+def raw_item(score: Score) -> tuple[str, int | None]:
+    """The item a figure belongs to before small items merge, and its year or version (None: unstated)."""
+    split = _SPLIT_PATTERNS.get(score.benchmark)
+    if split is None:
+        return score.benchmark, None
+    pattern, named, unstated = split
+    found = pattern.search(score.variant or "")
+    if found is None:
+        return unstated, None
+    return named.format(found.group(1)), int(found.group(1))
+
+
+@dataclass(frozen=True)
+class FitData:
+    """Everything the fit sees, built once from the entries.
+
+    ``chosen`` is one figure per benchmark (what the tables show and what validation holds out);
+    ``chosen_items`` one figure per item (what the fit reads: a model that reports AIME 2024 and 2025 gives
+    two figures). ``primary`` is the item that stands for a benchmark in the index and in estimates: the most
+    recent year or version, or the benchmark's only item.
+    """
+
+    obs: Observations
+    chosen: list[dict[str, Score]]
+    chosen_items: list[dict[str, Score]]
+    benchmarks: tuple[str, ...]
+    items: tuple[str, ...]
+    item_benchmark: tuple[str, ...]
+    primary: dict[str, int]
+    # Raw item name -> fitted item name (empty when benchmarks are not split).
+    merge: dict[str, str]
+
+    def item_of(self, score: Score) -> int:
+        """Index of the item a figure was fitted as."""
+        name = self.merge.get(raw_item(score)[0], score.benchmark) if self.merge else score.benchmark
+        return self.items.index(name)
+
+
+def _best(scores: list[tuple[str, int, Score]]) -> dict[str, Score]:
+    """The winning figure per key: independent, lab, other lab; then verified, latest checked, first."""
+    best: dict[str, tuple[tuple[int, int, int, int], Score]] = {}
+    for key, position, score in scores:
+        rank = score_rank(score, position)
+        if key not in best or rank < best[key][0]:
+            best[key] = (rank, score)
+    return {key: pair[1] for key, pair in best.items()}
+
+
+def item_names(entries: list[ModelEntry]) -> dict[str, str]:
+    """Raw item name -> fitted item name; items with too few figures fold into their benchmark's largest."""
+    counts: dict[str, int] = {}
+    bench_of: dict[str, str] = {}
+    for entry in entries:
+        seen = {raw_item(s)[0]: s.benchmark for s in entry.scores}
+        for item, bench in seen.items():
+            counts[item] = counts.get(item, 0) + 1
+            bench_of[item] = bench
+    merge: dict[str, str] = {}
+    for bench in {b for b in bench_of.values()}:
+        mine = sorted((i for i in counts if bench_of[i] == bench), key=lambda i: (-counts[i], i))
+        for item in mine:
+            merge[item] = item if counts[item] >= MIN_ITEM_FIGURES else mine[0]
+    return merge
+
+
+def fit_data(entries: list[ModelEntry], split: bool = True) -> FitData:
+    """Long-form figures of every entry over the items anyone reported.
+
+    With ``split=False`` every benchmark is one item (the model as first published), kept for comparison.
+    """
+    merge = item_names(entries) if split else {}
+    chosen, chosen_items = [], []
+    for entry in entries:
+        chosen.append(chosen_scores(entry))
+        keyed = []
+        for position, s in enumerate(entry.scores):
+            item = merge.get(raw_item(s)[0], s.benchmark) if split else s.benchmark
+            keyed.append((item, position, s))
+        chosen_items.append(_best(keyed))
     present = {bench for c in chosen for bench in c}
-    benches = tuple(b for b in ALL_BENCHMARKS if b in present)
-    pos = {b: j for j, b in enumerate(benches)}
+    benchmarks = tuple(b for b in ALL_BENCHMARKS if b in present)
+    item_bench = {item: s.benchmark for c in chosen_items for item, s in c.items()}
+    items = tuple(sorted(item_bench, key=lambda i: (benchmarks.index(item_bench[i]), i)))
+    pos = {item: j for j, item in enumerate(items)}
     mi, bi, sc = [], [], []
-    for i, c in enumerate(chosen):
-        for bench, score in c.items():
+    for i, c in enumerate(chosen_items):
+        for item, s in c.items():
             mi.append(i)
-            bi.append(pos[bench])
-            sc.append(score.value)
+            bi.append(pos[item])
+            sc.append(s.value)
     obs = Observations(
-        np.array(mi, dtype=int),
-        np.array(bi, dtype=int),
-        np.array(sc, dtype=float),
-        len(entries),
-        len(benches),
+        np.array(mi, dtype=int), np.array(bi, dtype=int), np.array(sc, dtype=float), len(entries), len(items)
     )
-    return obs, chosen, benches
+    primary: dict[str, int] = {}
+    for bench in benchmarks:
+        candidates = [j for j, item in enumerate(items) if item_bench[item] == bench]
+        dated = [j for j in candidates if bench in _SPLIT_PATTERNS and _version(items[j]) is not None]
+        primary[bench] = max(dated, key=lambda j: _version(items[j]) or 0) if dated else candidates[0]
+    return FitData(
+        obs, chosen, chosen_items, benchmarks, items, tuple(item_bench[i] for i in items), primary, merge
+    )
+
+
+def _version(item: str) -> int | None:
+    found = re.search(r"(?:\b|v)([0-9]+)$", item)
+    return int(found.group(1)) if found else None
 
 
 def core_average(model: FittedModel, theta: np.ndarray, core_idx: list[int], caps: np.ndarray) -> float:
@@ -92,13 +197,29 @@ def core_average(model: FittedModel, theta: np.ndarray, core_idx: list[int], cap
     return float(np.mean(np.minimum(to_score(logits), caps)))
 
 
-def build_index(entries: list[ModelEntry], n_factors: int = 1) -> IndexResult:
-    obs, chosen, benches = observations(entries)
+def benchmark_caps(data: FitData, keep: np.ndarray | None = None) -> dict[str, float]:
+    """Best figure reported on each benchmark (any year or version), over the rows in ``keep``."""
+    obs = data.obs
+    keep = np.ones(len(obs.score), dtype=bool) if keep is None else keep
+    bench_of_row = np.array(data.item_benchmark, dtype=object)[obs.bench]
+    caps = {}
+    for bench in data.benchmarks:
+        rows = keep & (bench_of_row == bench)
+        if rows.any():
+            caps[bench] = float(obs.score[rows].max())
+    return caps
+
+
+def build_index(entries: list[ModelEntry], n_factors: int = 1, split: bool = True) -> IndexResult:
+    data = fit_data(entries, split)
+    obs, chosen, benches = data.obs, data.chosen, data.benchmarks
     model, _ = fit(obs, n_factors)
-    caps = {b: float(obs.score[obs.bench == j].max()) for j, b in enumerate(benches)}
-    # Every core benchmark anyone reported (all six on the committed data; a test population may have fewer).
-    core_idx = [benches.index(b) for b in CORE_BENCHMARKS if b in benches]
-    core_caps = np.array([caps[benches[j]] for j in core_idx])
+    caps = benchmark_caps(data)
+    # Every core benchmark anyone reported (all six on the committed data; a test population may have fewer),
+    # each standing as its primary item (the most recent AIME exam, the latest LiveCodeBench version).
+    core = [b for b in CORE_BENCHMARKS if b in benches]
+    core_idx = [data.primary[b] for b in core]
+    core_caps = np.array([caps[b] for b in core])
     rows: list[IndexRow] = []
     for i, entry in enumerate(entries):
         core_count = sum(1 for b in CORE_BENCHMARKS if b in chosen[i])
@@ -112,20 +233,23 @@ def build_index(entries: list[ModelEntry], n_factors: int = 1) -> IndexResult:
                 for unit in (-_first_axis(n_factors), _first_axis(n_factors))
             ]
             row.index_low, row.index_high = min(ends + [row.index]), max(ends + [row.index])
-            for j, bench in enumerate(benches):
+            for bench in benches:
                 if bench in chosen[i]:
                     continue
+                j = data.primary[bench]
                 centre = model.predict_logit(i, j)
                 spread = Z95 * model.predictive_sd(i, j)
                 value = float(to_score(centre))
+                item = data.items[j]
                 row.estimates[bench] = Estimate(
                     value=min(value, caps[bench]),
                     low=min(float(to_score(centre - spread)), caps[bench]),
                     high=min(float(to_score(centre + spread)), caps[bench]),
                     capped=value > caps[bench],
+                    item=item if item != bench else None,
                 )
         rows.append(row)
-    return IndexResult(rows, benches, caps, model)
+    return IndexResult(rows, benches, caps, model, data)
 
 
 def _first_axis(k: int) -> np.ndarray:

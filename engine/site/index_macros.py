@@ -17,7 +17,7 @@ from engine.index.data import DEFAULT_DATA_DIR, lab_scores, load_entries
 from engine.index.hardware import calculator_models, calculator_tables
 from engine.index.index import IndexResult, IndexRow, build_index
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, REGIONS, ModelEntry
-from engine.index.validate import ValidationReport, leave_one_out
+from engine.index.validate import leave_one_out, validation_table_markdown
 
 SHORT = {
     "MMLU-Pro": "MMLU-Pro",
@@ -266,6 +266,7 @@ def model_page_data(result: IndexResult, model_id: str) -> dict:
                     "low": round(est.low, 1),
                     "high": round(est.high, 1),
                     "capped": est.capped,
+                    "item": est.item,
                 }
             )
     earlier = None
@@ -334,8 +335,9 @@ def render_model_html(data: dict) -> str:
         out.append('<h3>Not reported: estimated</h3><ul class="sli-estimates">')
         for e in data["estimated"]:
             capped = " (capped at the best reported score)" if e["capped"] else ""
+            name = e["benchmark"] + (f" (as {e['item']})" if e.get("item") else "")
             out.append(
-                f'<li class="sli-estimated">{esc(e["benchmark"])}: {esc(format(e["value"], ".1f"))} '
+                f'<li class="sli-estimated">{esc(name)}: {esc(format(e["value"], ".1f"))} '
                 f"<small>likely {esc(format(e['low'], '.1f'))}–{esc(format(e['high'], '.1f'))}"
                 f"{esc(capped)}</small></li>"
             )
@@ -389,25 +391,6 @@ def render_calculator_html(entries: list[ModelEntry]) -> str:
         '<tr><th>Decode speed</th><td id="cir-speed"></td></tr>'
         "</tbody></table>"
     )
-
-
-# ------------------------------------------------------------------------------------------------ validation
-
-
-def validation_table_markdown(report: ValidationReport) -> str:
-    methods = [("1-factor", "One factor"), ("2-factor", "Two factors"), ("baseline", "Benchmark average")]
-    lines = [
-        "| Benchmark | Scores | " + " | ".join(f"{label} (mean / median)" for _, label in methods) + " |",
-        "| --- | ---: | " + " | ".join("---:" for _ in methods) + " |",
-    ]
-    for bench in (*CORE_BENCHMARKS, "all"):
-        n = report.table["1-factor"][bench].count
-        cells = " | ".join(
-            f"{report.table[m][bench].mean:.2f} / {report.table[m][bench].median:.2f}" for m, _ in methods
-        )
-        label = "**All core**" if bench == "all" else bench
-        lines.append(f"| {label} | {n} | {cells} |")
-    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------------------------ macros
