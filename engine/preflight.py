@@ -323,6 +323,7 @@ async def probe(
         if warm:
             base = client_settings or ClientSettings(endpoint=endpoint, model=model, api_key=api_key)
             settings = dataclasses.replace(base, server_kind=info.kind, check_truncation=False,
+                                           sampler={**servers.sampler_fields(info.kind), **base.sampler},
                                            max_retries=max(base.max_retries, 3))
             client = ChatClient(settings)
         try:

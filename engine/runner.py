@@ -372,12 +372,18 @@ def _advice(cfg: RunConfig, results: list[TrialRecord], client: ChatClient) -> l
     return lines
 
 
+def _uses_tools(module: str) -> bool:
+    return bool(getattr(MODULES.get(module), "uses_tools", module == "tools"))
+
+
 def _needs_tools(cfg: RunConfig) -> bool:
+    if cfg.modules and not any(_uses_tools(m) for m in cfg.modules):
+        return False  # decided by the modules alone, without loading the bank
     try:
         tasks = select(load_bank(cfg.tasks_dir), profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
     except UserError:
         return False  # the run's own planning reports a bad bank or selection
-    return any(getattr(MODULES[t.task.module], "uses_tools", t.task.module == "tools") for t in tasks)
+    return any(_uses_tools(t.task.module) for t in tasks)
 
 
 async def preflight(cfg: RunConfig) -> ServerInfo:

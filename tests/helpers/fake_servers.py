@@ -298,11 +298,13 @@ class FakeOllama(FakeServer):
 
     def __init__(self, script: Script | None = None, *, num_ctx: int = 4096, trained: int = 40960,
                  capabilities: tuple[str, ...] = ("completion", "tools", "thinking"), version: str = "0.12.6",
-                 modelfile_num_ctx: int | None = None, busy: bool = False, work_s: float = 0.0, **kw: Any):
+                 modelfile_num_ctx: int | None = None, busy: bool = False, work_s: float = 0.0,
+                 ps_context: bool = True, **kw: Any):
         kw.setdefault("model", "qwen3:0.6b")
         super().__init__(script, **kw)
         self.num_ctx, self.trained, self.capabilities, self.version = num_ctx, trained, capabilities, version
         self.modelfile_num_ctx, self.busy, self.work_s = modelfile_num_ctx, busy, work_s
+        self.ps_context = ps_context  # older versions leave context_length out of /api/ps
         self.running = 0
         self.rejected_busy = 0
         self.loaded = False
@@ -320,7 +322,10 @@ class FakeOllama(FakeServer):
                          "capabilities": list(self.capabilities)}
 
         def ps(_: Any) -> tuple[int, Any]:
-            models = [{"name": self.model, "model": self.model, "size": 1, "context_length": self.window()}]
+            entry: dict[str, Any] = {"name": self.model, "model": self.model, "size": 1}
+            if self.ps_context:
+                entry["context_length"] = self.window()
+            models = [entry]
             return 200, {"models": models if self.loaded else []}
 
         return {
