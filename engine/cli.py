@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "engine.commands.compare",
     "engine.commands.rescore",
     "engine.commands.probe",
+    "engine.commands.leaderboard",
 )
 
 EXIT_OK = 0

@@ -1,0 +1,103 @@
+"""MkDocs hook: one page per model, the board's assets and ``leaderboard.json``, and a nav built from the
+pages that exist.
+
+mkdocs-macros fills pages but cannot create them, so the model pages are added here as generated files.
+They are rendered with ``render_macros: false``: a model name is data, and must never reach Jinja.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+if importlib.util.find_spec("engine") is None:  # `mkdocs build` from a checkout that is not pip-installed
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from mkdocs.structure.files import File, Files  # noqa: E402
+
+from engine.board import board_json  # noqa: E402
+from engine.site.context import site_board  # noqa: E402
+from engine.site.html import STATIC_DIR, Links, card_html, esc  # noqa: E402
+
+# Methodology pages in reading order; a page not listed here follows, in name order.
+METHODOLOGY_ORDER = (
+    "index",
+    "scoring",
+    "judge",
+    "statistics",
+    "modules",
+    "tools-world",
+    "sandboxing",
+    "limits",
+)
+
+
+def _plotly_path() -> Path:
+    import plotly
+
+    return Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+
+
+def _section_pages(docs_dir: Path, folder: str, order: tuple[str, ...] = ()) -> list[Any]:
+    """The pages of a folder (``order`` first, then by name), each sub-folder as a nested section."""
+    base = docs_dir / folder
+    pages = sorted(p.stem for p in base.glob("*.md"))
+    ranked = [p for p in order if p in pages] + [p for p in pages if p not in order]
+    items: list[Any] = [f"{folder}/{p}.md" for p in ranked]
+    for sub in sorted(d for d in base.iterdir() if d.is_dir()) if base.is_dir() else []:
+        inner = _section_pages(docs_dir, f"{folder}/{sub.name}", ("index",))
+        if inner:
+            items.append({sub.name.replace("_", " ").replace("-", " ").capitalize(): inner})
+    return items
+
+
+def _fill_nav(nav: list[Any], docs_dir: Path) -> list[Any]:
+    """Replace the placeholder strings ``auto:<folder>`` in the nav with that folder's pages."""
+    out: list[Any] = []
+    for item in nav:
+        if isinstance(item, dict):
+            filled = {}
+            for title, value in item.items():
+                if isinstance(value, str) and value.startswith("auto:"):
+                    folder = value.removeprefix("auto:")
+                    order = METHODOLOGY_ORDER if folder == "methodology" else ("index",)
+                    filled[title] = _section_pages(docs_dir, folder, order)
+                elif isinstance(value, list):
+                    filled[title] = _fill_nav(value, docs_dir)
+                else:
+                    filled[title] = value
+            if any(v != [] for v in filled.values()):
+                out.append(filled)
+        else:
+            out.append(item)
+    return out
+
+
+def on_config(config: Any) -> Any:
+    if config.get("nav"):
+        config["nav"] = _fill_nav(config["nav"], Path(config["docs_dir"]))
+    return config
+
+
+def model_page(board: Any, slug: str) -> str:
+    """The Markdown of one model's page: front matter, a raw-HTML title and the card."""
+    row = board.row(slug)
+    links = Links(root="../../")
+    meta = {"title": esc(row.model), "render_macros": False, "search": {"boost": 0.5}}
+    # JSON is valid YAML: the title is quoted whatever it holds.
+    front = "\n".join(f"{k}: {json.dumps(v)}" for k, v in meta.items())
+    return f"---\n{front}\n---\n\n<h1>{esc(row.model)}</h1>\n\n{card_html(board, row, links)}\n"
+
+
+def on_files(files: Files, config: Any) -> Files:
+    board = site_board(config)
+    for row in board.rows:
+        files.append(File.generated(config, f"models/{row.slug}.md", content=model_page(board, row.slug)))
+    for name in ("board.js", "board.css"):
+        files.append(File.generated(config, f"assets/{name}", abs_src_path=str(STATIC_DIR / name)))
+    files.append(File.generated(config, "assets/plotly.min.js", abs_src_path=str(_plotly_path())))
+    files.append(File.generated(config, "leaderboard.json", content=board_json(board)))
+    return files

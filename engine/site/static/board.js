@@ -1,0 +1,124 @@
+/* small-llm-bench leaderboard: tabs, table sorting and radar charts. Only shows what the page already
+   holds; it computes no score. Runs on every page load and, under Material's instant navigation, on every
+   page switch (document$). */
+(function () {
+  "use strict";
+
+  function initTabs(root) {
+    root.querySelectorAll("[data-lb]").forEach(function (lb) {
+      if (lb.dataset.ready) return;
+      lb.dataset.ready = "1";
+      var tabs = lb.querySelectorAll(".lb-tabs [role=tab]");
+      var panels = lb.querySelectorAll(".lb-panel");
+      tabs.forEach(function (tab) {
+        tab.addEventListener("click", function () {
+          tabs.forEach(function (t) { t.setAttribute("aria-selected", t === tab ? "true" : "false"); });
+          panels.forEach(function (p) {
+            p.hidden = p.dataset.panel !== tab.dataset.tab;
+            if (!p.hidden && p.dataset.panel === "tiers") p.dataset.only = tab.dataset.only || "";
+          });
+        });
+      });
+    });
+  }
+
+  function compare(a, b, numeric) {
+    if (a === b) return 0;
+    if (a === "") return 1;   /* empty cells always sort last */
+    if (b === "") return -1;
+    if (numeric) return parseFloat(a) < parseFloat(b) ? -1 : 1;
+    return a.localeCompare(b);
+  }
+
+  function sortBy(table, index, th) {
+    var numeric = th.dataset.sort === "num";
+    var first = numeric ? "descending" : "ascending";
+    var now = th.getAttribute("aria-sort");
+    var next = now ? (now === "descending" ? "ascending" : "descending") : first;
+    table.querySelectorAll("thead th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", next);
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (ra, rb) {
+      var a = ra.cells[index].dataset.v || "", b = rb.cells[index].dataset.v || "";
+      if (a === "" || b === "") return compare(a, b, numeric);
+      var c = compare(a, b, numeric);
+      return next === "descending" ? -c : c;
+    });
+    var frag = document.createDocumentFragment();
+    rows.forEach(function (r) { frag.appendChild(r); });
+    body.appendChild(frag);
+  }
+
+  function initSort(root) {
+    root.querySelectorAll("table[data-lb-sort]").forEach(function (table) {
+      if (table.dataset.ready) return;
+      table.dataset.ready = "1";
+      table.querySelectorAll("thead th").forEach(function (th, i) {
+        if (!th.dataset.sort) return;
+        th.tabIndex = 0;
+        th.addEventListener("click", function () { sortBy(table, i, th); });
+        th.addEventListener("keydown", function (e) { if (e.key === "Enter") sortBy(table, i, th); });
+      });
+    });
+  }
+
+  function withPlotly(src, done) {
+    if (window.Plotly) { done(); return; }
+    if (!src) return;
+    var tag = document.getElementById("lb-plotly");
+    if (!tag) {
+      tag = document.createElement("script");
+      tag.id = "lb-plotly";
+      tag.src = src;
+      document.head.appendChild(tag);
+    }
+    tag.addEventListener("load", done, { once: true });
+  }
+
+  function drawRadar(el) {
+    var holder = el.querySelector("script[type='application/json']");
+    if (!holder || el.offsetParent === null) return;
+    var data = JSON.parse(holder.textContent);
+    var colour = getComputedStyle(el).color;
+    var theta = data.theta.concat(data.theta.slice(0, 1));
+    var r = data.r.concat(data.r.slice(0, 1));
+    window.Plotly.react(el, [{
+      type: "scatterpolar", r: r, theta: theta, fill: "toself", mode: "lines+markers",
+      hovertemplate: "%{theta}: %{r:.1f}<extra></extra>", line: { color: "#4f7cff" }
+    }], {
+      polar: { radialaxis: { range: [0, 100], tickvals: [0, 25, 50, 75, 100] }, bgcolor: "rgba(0,0,0,0)" },
+      paper_bgcolor: "rgba(0,0,0,0)", font: { color: colour }, showlegend: false,
+      margin: { t: 30, b: 30, l: 60, r: 60 }, height: 320
+    }, { displayModeBar: false, responsive: true, staticPlot: false });
+    el.dataset.drawn = "1";
+  }
+
+  function initRadars(root) {
+    var els = Array.prototype.filter.call(root.querySelectorAll(".lb-radar"), function (el) {
+      return el.offsetParent !== null;
+    });
+    if (!els.length) return;
+    withPlotly(els[0].dataset.plotlySrc, function () { els.forEach(drawRadar); });
+  }
+
+  function init() {
+    initTabs(document);
+    initSort(document);
+    initRadars(document);
+  }
+
+  /* Redraw radars when Material's palette toggle changes the colour scheme. */
+  new MutationObserver(function () {
+    if (window.Plotly) document.querySelectorAll(".lb-radar[data-drawn]").forEach(drawRadar);
+  }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe(init);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+  window.addEventListener("hashchange", function () { initRadars(document); });
+})();
