@@ -1,17 +1,20 @@
-"""``index``: the Small LM Index commands (validate, show, sync-prices, sync-hub, can-i-run)."""
+"""``index``: the Small LM Index commands (validate, show, syncs, measure-speed, can-i-run)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from engine.errors import InfraError, UserError
+from engine.index.aa import AA_BASE_ENV, AA_KEY_ENV, DEFAULT_AA_BASE, DEFAULT_AA_PATH, sync_aa
 from engine.index.data import DEFAULT_DATA_DIR, load_entries, today
 from engine.index.hardware import DEVICES, QUANT_BITS, Layout, device_named, estimate
 from engine.index.index import build_index
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS
+from engine.index.speed import DEFAULT_RUNS, DEFAULT_SPEED_BASE, SPEED_BASE_ENV, SPEED_KEY_ENV, measure_speed
 from engine.index.sync import (
     DEFAULT_HF_BASE,
     DEFAULT_OPENROUTER_BASE,
@@ -74,6 +77,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     data_dir_flag(p)
     p.add_argument("--base-url", help=f"service address (default: ${HF_BASE_ENV} or {DEFAULT_HF_BASE})")
     p.set_defaults(func=cmd_sync_hub)
+
+    p = sub.add_parser(
+        "measure-speed",
+        help="stream a fixed prompt through a provider (OpenRouter by default) and record median speed",
+        description=(
+            f"Needs ${SPEED_KEY_ENV}. Each model with an OpenRouter id is streamed --runs times; the median "
+            "output tokens/s and time to first token are written to its file with the date and provider."
+        ),
+    )
+    data_dir_flag(p)
+    p.add_argument("--models", nargs="+", metavar="ID", help="model ids to measure (default: all with an id)")
+    p.add_argument("--runs", type=int, default=DEFAULT_RUNS, help=f"runs per model (default {DEFAULT_RUNS})")
+    p.add_argument(
+        "--base-url", help=f"OpenAI-compatible base (default: ${SPEED_BASE_ENV} or {DEFAULT_SPEED_BASE})"
+    )
+    p.set_defaults(func=cmd_measure_speed)
+
+    p = sub.add_parser(
+        "sync-aa",
+        help="import Artificial Analysis's independent scores and median speeds (needs $AA_API_KEY)",
+    )
+    data_dir_flag(p)
+    p.add_argument("--base-url", help=f"API base (default: ${AA_BASE_ENV} or {DEFAULT_AA_BASE})")
+    p.add_argument("--path", default=DEFAULT_AA_PATH, help=f"models listing path (default {DEFAULT_AA_PATH})")
+    p.set_defaults(func=cmd_sync_aa)
 
     p = sub.add_parser("can-i-run", help="memory and decode speed of one model on one device")
     p.add_argument("model", help="model id")
@@ -190,6 +218,35 @@ def cmd_sync_prices(args: argparse.Namespace) -> int:
 
 def cmd_sync_hub(args: argparse.Namespace) -> int:
     return _sync(args, sync_hub, HF_BASE_ENV, DEFAULT_HF_BASE, "sync-hub")
+
+
+def _key(env: str, command: str) -> str:
+    key = os.environ.get(env, "").strip()
+    if not key:
+        raise UserError(
+            f"{command}: set the environment variable {env} to your API key (it is never written)"
+        )
+    return key
+
+
+def cmd_measure_speed(args: argparse.Namespace) -> int:
+    key = _key(SPEED_KEY_ENV, "measure-speed")
+    base = base_url(args.base_url, SPEED_BASE_ENV, DEFAULT_SPEED_BASE)
+    report = measure_speed(args.data_dir, base, key, today(), models=args.models, runs=args.runs)
+    print(report.summary())
+    return 1 if report.failed and not report.measured else 0
+
+
+def cmd_sync_aa(args: argparse.Namespace) -> int:
+    key = _key(AA_KEY_ENV, "sync-aa")
+    base = base_url(args.base_url, AA_BASE_ENV, DEFAULT_AA_BASE)
+    try:
+        report = sync_aa(args.data_dir, base, key, today(), path=args.path)
+    except InfraError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(report.summary("sync-aa"))
+    return 0
 
 
 def cmd_can_i_run(args: argparse.Namespace) -> int:

@@ -151,6 +151,41 @@ class Hub(Strict):
     synced: dt.date
 
 
+class SpeedRun(Strict):
+    """Our own speed measurement: medians over several streamed runs of one fixed prompt.
+
+    Output speed is tokens generated after the first one, divided by the time between the first and the last
+    streamed token; time to first token runs from sending the request to the first token of text.
+    """
+
+    output_tokens_per_s: float = Field(gt=0)
+    ttft_s: float = Field(ge=0)
+    runs: int = Field(ge=1)
+    prompt_id: str
+    prompt_tokens: int | None = Field(default=None, ge=1)
+    prompt_chars: int = Field(ge=1)
+    max_output_tokens: int = Field(ge=1)
+    # Who served the measured requests (the provider the router picked, when it says) and through what.
+    provider: str
+    endpoint: str
+    measured: dt.date
+
+
+class AASpeed(Strict):
+    """Artificial Analysis's median speed across the providers they measure, shown only while we have none."""
+
+    output_tokens_per_s: float | None = Field(default=None, gt=0)
+    ttft_s: float | None = Field(default=None, ge=0)
+    source_url: str
+    synced: dt.date
+
+    @model_validator(mode="after")
+    def _something(self) -> AASpeed:
+        if self.output_tokens_per_s is None and self.ttft_s is None:
+            raise ValueError("a speed figure needs output_tokens_per_s or ttft_s")
+        return self
+
+
 class ModelEntry(Strict):
     schema_version: Literal[1]
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
@@ -173,6 +208,10 @@ class ModelEntry(Strict):
     earlier_version: EarlierVersion | None = None
     pricing: Pricing | None = None
     hub: Hub | None = None
+    # Artificial Analysis's slug for this model, when it differs from our id (sync-aa matches on it).
+    aa_slug: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    speed: SpeedRun | None = None
+    aa_speed: AASpeed | None = None
     notes: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
