@@ -97,6 +97,8 @@ def lab_scores(entry: ModelEntry) -> dict[str, Score]:
 
 def entry_to_yaml(entry: ModelEntry) -> str:
     data = entry.model_dump(mode="json", exclude_none=True, exclude_defaults=False)
+    if not data.get("bench_models"):
+        data.pop("bench_models", None)  # optional and rare: keep it out of the files that do not use it
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
 
 

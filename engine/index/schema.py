@@ -210,6 +210,8 @@ class ModelEntry(Strict):
     hub: Hub | None = None
     # Artificial Analysis's slug for this model, when it differs from our id (sync-aa matches on it).
     aa_slug: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    # Model names our own small-llm-bench runs used for this model (a run named like the id matches anyway).
+    bench_models: list[str] = Field(default_factory=list)
     speed: SpeedRun | None = None
     aa_speed: AASpeed | None = None
     notes: list[str] = Field(default_factory=list)

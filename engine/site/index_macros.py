@@ -10,14 +10,17 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from engine.index.data import DEFAULT_DATA_DIR, lab_scores, load_entries
 from engine.index.hardware import calculator_models, calculator_tables
 from engine.index.index import IndexResult, IndexRow, build_index
+from engine.index.own_runs import DEFAULT_RESULT_DIRS, OwnRun, load_own_runs, runs_for
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, REGIONS, ModelEntry
-from engine.index.validate import leave_one_out, validation_table_markdown
+from engine.index.validate import ValidationReport, leave_one_out, validation_table_markdown
 
 SHORT = {
     "MMLU-Pro": "MMLU-Pro",
@@ -167,6 +170,10 @@ def chart_points(result: IndexResult, x: str) -> list[dict]:
         entry = row.entry
         if x == "params":
             value = entry.total_params_b
+        elif x == "speed":
+            if entry.speed is None:  # our measurements only; the axis appears once there are some
+                continue
+            value = entry.speed.output_tokens_per_s
         elif x == "price":
             if entry.pricing is None or entry.pricing.blended_per_m <= 0:
                 continue
@@ -230,7 +237,54 @@ def render_scatter_svg(points: list[dict], x_label: str, width: int = 720, heigh
 # ------------------------------------------------------------------------------------------------ model page
 
 
-def model_page_data(result: IndexResult, model_id: str) -> dict:
+def speed_facts(entry: ModelEntry) -> dict | None:
+    """The speed a model page shows: our measurement when we have one, else Artificial Analysis's median."""
+    if entry.speed is not None:
+        s = entry.speed
+        return {
+            "kind": "measured",
+            "output_tokens_per_s": s.output_tokens_per_s,
+            "ttft_s": s.ttft_s,
+            "source": (
+                f"our measurement: median of {s.runs} streamed runs of one fixed prompt "
+                f"({s.prompt_tokens or '?'} prompt tokens, up to {s.max_output_tokens} output tokens) "
+                f"through {s.endpoint}, served by {s.provider}, {s.measured.isoformat()}"
+            ),
+            "source_url": None,
+            "date": s.measured.isoformat(),
+        }
+    if entry.aa_speed is not None:
+        a = entry.aa_speed
+        return {
+            "kind": "aa",
+            "output_tokens_per_s": a.output_tokens_per_s,
+            "ttft_s": a.ttft_s,
+            "source": f"Artificial Analysis, median across the providers they measure (synced {a.synced})",
+            "source_url": a.source_url,
+            "date": a.synced.isoformat(),
+        }
+    return None
+
+
+# GitHub's issue forms read field values from the query string, keyed by each field's id.
+CORRECTION_FORM = "correction.yml"
+MODEL_REQUEST_FORM = "model-request.yml"
+
+
+def correction_url(repo_url: str | None, model_id: str, model_name: str) -> str | None:
+    """Link to the correction form with the model filled in; None when the site has no repository address."""
+    if not repo_url:
+        return None
+    query = urlencode({"template": CORRECTION_FORM, "title": f"Correction: {model_name}", "model": model_id})
+    return f"{repo_url.rstrip('/')}/issues/new?{query}"
+
+
+def model_page_data(
+    result: IndexResult,
+    model_id: str,
+    own_runs: Sequence[OwnRun] = (),
+    repo_url: str | None = None,
+) -> dict:
     row = result.row(model_id)
     if row is None:
         raise KeyError(model_id)
@@ -301,6 +355,9 @@ def model_page_data(result: IndexResult, model_id: str) -> dict:
         "pricing": None if entry.pricing is None else entry.pricing.model_dump(mode="json"),
         "hub": None if entry.hub is None else entry.hub.model_dump(mode="json"),
         "needs_verification": sum(1 for s in entry.scores if s.needs_verification),
+        "speed": speed_facts(entry),
+        "own_runs": [r.__dict__ | {"label": r.label} for r in runs_for(entry, own_runs)],
+        "correction_url": correction_url(repo_url, entry.id, entry.name),
     }
 
 
@@ -330,7 +387,22 @@ def render_model_html(data: dict) -> str:
             f'<td><a href="{esc(s["source_url"])}" rel="nofollow">source</a>'
             f"{flag}</td></tr>"
         )
+    for r in data.get("own_runs", []):
+        score = "—" if r["pass_k"] is None else format(r["pass_k"], ".1f")
+        out.append(
+            f'<tr class="sli-ours"><td>{esc(r["label"])}</td><td>{esc(score)}</td>'
+            f'<td title="run on our own harness">Our measurement</td>'
+            f"<td><small>{esc(r['settings'])}; {esc(r['tasks_scored'])} tasks scored</small></td>"
+            f"<td><code>{esc(r['file'])}</code></td></tr>"
+        )
     out.append("</tbody></table>")
+    if data.get("own_runs"):
+        out.append(
+            '<p class="sli-note"><small>Our measurement is small-llm-bench\'s pass^k (0–100) from our '
+            "own run of the model; it is not one of the index's benchmarks and does not enter the "
+            "index.</small></p>"
+        )
+    out.append(render_speed_html(data.get("speed")))
     if data["estimated"]:
         out.append('<h3>Not reported: estimated</h3><ul class="sli-estimates">')
         for e in data["estimated"]:
@@ -357,8 +429,31 @@ def render_model_html(data: dict) -> str:
         f'<p><small>Last checked {esc(data["checked"])}.</small></p><h3>Sources</h3><ol class="sli-sources">'
     )
     out.extend(f'<li><a href="{esc(u)}" rel="nofollow">{esc(u)}</a></li>' for u in data["sources"])
-    out.append("</ol></div>")
+    out.append("</ol>")
+    if data.get("correction_url"):
+        out.append(
+            f'<p class="sli-correct"><a href="{esc(data["correction_url"])}" rel="nofollow">Report a wrong '
+            "figure for this model</a> (a link to the source is required).</p>"
+        )
+    out.append("</div>")
     return "".join(out)
+
+
+def render_speed_html(speed: dict | None) -> str:
+    if speed is None:
+        return (
+            '<h3>Speed</h3><p class="sli-speed sli-speed-none">No speed figure yet: neither our measurement '
+            "nor Artificial Analysis covers this model.</p>"
+        )
+    tps = "—" if speed["output_tokens_per_s"] is None else f"{speed['output_tokens_per_s']:.1f} tokens/s"
+    ttft = "—" if speed["ttft_s"] is None else f"{speed['ttft_s']:.2f} s"
+    source = esc(speed["source"])
+    if speed["source_url"]:
+        source = f'<a href="{esc(speed["source_url"])}" rel="nofollow">{source}</a>'
+    return (
+        f'<h3>Speed</h3><p class="sli-speed sli-speed-{esc(speed["kind"])}">Output {esc(tps)} · '
+        f"time to first token {esc(ttft)}<br><small>Source: {source}</small></p>"
+    )
 
 
 # ------------------------------------------------------------------------------------------------ calculator
@@ -396,55 +491,110 @@ def render_calculator_html(entries: list[ModelEntry]) -> str:
 # ------------------------------------------------------------------------------------------------ macros
 
 
+class IndexSite:
+    """Everything the index pages need, loaded and fitted once per build; no key or network involved.
+
+    ``project_dir`` is the repository root; the hook that writes one page per index model can use
+    ``IndexSite(root).model_html(model_id)`` for each id in ``model_ids``.
+    """
+
+    def __init__(
+        self,
+        project_dir: Path | None = None,
+        data_dir: Path = DEFAULT_DATA_DIR,
+        result_dirs: Sequence[Path] = DEFAULT_RESULT_DIRS,
+        repo_url: str | None = None,
+    ) -> None:
+        self.root = project_dir
+        self.data_dir = data_dir if project_dir is None or data_dir.is_absolute() else project_dir / data_dir
+        self.result_dirs = [
+            d if project_dir is None or d.is_absolute() else project_dir / d for d in result_dirs
+        ]
+        self.repo_url = repo_url
+        self._cache: dict[str, Any] = {}
+
+    def entries(self) -> list[ModelEntry]:
+        if "entries" not in self._cache:
+            self._cache["entries"] = load_entries(self.data_dir)
+        return self._cache["entries"]
+
+    def result(self) -> IndexResult:
+        if "result" not in self._cache:
+            self._cache["result"] = build_index(self.entries())
+        return self._cache["result"]
+
+    def own_runs(self) -> list[OwnRun]:
+        if "runs" not in self._cache:
+            self._cache["runs"] = load_own_runs(self.result_dirs, self.root)
+        return self._cache["runs"]
+
+    @property
+    def model_ids(self) -> list[str]:
+        return [e.id for e in self.entries()]
+
+    def model_data(self, model_id: str) -> dict:
+        return model_page_data(self.result(), model_id, self.own_runs(), self.repo_url)
+
+    def model_html(self, model_id: str) -> str:
+        return render_model_html(self.model_data(model_id))
+
+    def has_speed(self) -> bool:
+        return any(e.speed is not None for e in self.entries())
+
+    def validation(self) -> ValidationReport:
+        if "validation" not in self._cache:
+            self._cache["validation"] = leave_one_out(self.entries())
+        return self._cache["validation"]
+
+
+CHART_LABELS = {
+    "params": "Total parameters (billions, log scale)",
+    "price": "Blended price, USD per million tokens (log scale)",
+    "speed": "Measured output speed, tokens per second (log scale)",
+}
+
+
 def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
     """Register the index macros. Data is loaded and fitted once, on first use, per site build."""
-    cache: dict[str, Any] = {}
-
-    def entries() -> list[ModelEntry]:
-        if "entries" not in cache:
-            cache["entries"] = load_entries(
-                Path(env.project_dir) / data_dir if hasattr(env, "project_dir") else data_dir
-            )
-        return cache["entries"]
-
-    def result() -> IndexResult:
-        if "result" not in cache:
-            cache["result"] = build_index(entries())
-        return cache["result"]
+    project = Path(env.project_dir) if hasattr(env, "project_dir") else None
+    conf = getattr(env, "conf", None) or {}
+    site = IndexSite(project, data_dir, repo_url=conf.get("repo_url") if hasattr(conf, "get") else None)
 
     @env.macro
     def index_table() -> str:
-        return render_table_html(table_rows(result()))
+        return render_table_html(table_rows(site.result()))
 
     @env.macro
     def index_chart(axis: str) -> str:
-        label = {
-            "params": "Total parameters (billions, log scale)",
-            "price": "Blended price, USD per million tokens (log scale)",
-        }[axis]
-        return render_scatter_svg(chart_points(result(), axis), label)
+        if axis == "speed" and not site.has_speed():
+            return ""
+        return render_scatter_svg(chart_points(site.result(), axis), CHART_LABELS[axis])
+
+    @env.macro
+    def index_has_speed() -> bool:
+        return site.has_speed()
 
     @env.macro
     def index_model(model_id: str) -> str:
-        return render_model_html(model_page_data(result(), model_id))
+        return site.model_html(model_id)
 
     @env.macro
     def can_i_run() -> str:
-        return render_calculator_html(entries())
+        return render_calculator_html(site.entries())
 
     @env.macro
     def index_validation_table() -> str:
-        if "validation" not in cache:
-            cache["validation"] = leave_one_out(entries())
-        return validation_table_markdown(cache["validation"])
+        return validation_table_markdown(site.validation())
 
     @env.macro
     def index_counts() -> dict:
-        rows = result().rows
+        rows = site.result().rows
         return {
             "models": len(rows),
             "with_index": sum(1 for r in rows if r.index is not None),
             "needs_verification": sum(1 for r in rows if any(s.needs_verification for s in r.entry.scores)),
+            "with_speed": sum(1 for r in rows if r.entry.speed is not None),
+            "with_aa_speed": sum(1 for r in rows if r.entry.speed is None and r.entry.aa_speed is not None),
         }
 
-    env.variables["index_model_ids"] = [e.id for e in entries()]
+    env.variables["index_model_ids"] = site.model_ids
