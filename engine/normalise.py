@@ -15,9 +15,12 @@ _THINK_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 _GPT_OSS_FINAL = re.compile(r"^\s*analysis(.*?)assistantfinal", re.DOTALL)
 # gpt-oss's harmony format with its special tokens left in (a server with no reasoning parser).
 _HARMONY_ANALYSIS = re.compile(
-    r"<\|channel\|>\s*analysis\s*<\|message\|>(.*?)(?:<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)|$)", re.DOTALL
+    r"<\|channel\|>\s*analysis\s*<\|message\|>(.*?)(?:<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)|$)",
+    re.DOTALL,
 )
-_HARMONY_FINAL = re.compile(r"<\|channel\|>\s*final\s*<\|message\|>(.*?)(?:<\|return\|>|<\|end\|>|$)", re.DOTALL)
+_HARMONY_FINAL = re.compile(
+    r"<\|channel\|>\s*final\s*<\|message\|>(.*?)(?:<\|return\|>|<\|end\|>|$)", re.DOTALL
+)
 _HARMONY_TOKEN = re.compile(r"<\|(?:start|end|return|channel|message)\|>")
 _TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED_JSON = re.compile(r"```(?:json)?\s*(\{.*?\}|\[.*?\])\s*```", re.DOTALL)
@@ -117,7 +120,8 @@ def extract_text_tool_calls(content: str, tool_names: set[str]) -> tuple[list[To
             spans.append(span)
     for name, raw, span in named:
         if name in tool_names and _loads(raw) is not None:
-            calls.append(ToolCall(id=f"text_call_{len(calls)}", name=name, arguments=raw.strip(), from_text=True))
+            call_id = f"text_call_{len(calls)}"
+            calls.append(ToolCall(id=call_id, name=name, arguments=raw.strip(), from_text=True))
             spans.append(span)
     remaining = content
     for start, end in sorted(spans, reverse=True):

@@ -105,7 +105,9 @@ def _int(value: object) -> int | None:
     return number if number > 0 else None
 
 
-async def wait_ready(http: httpx.AsyncClient, endpoint: str, *, timeout_s: float, poll_s: float = 0.5) -> float:
+async def wait_ready(
+    http: httpx.AsyncClient, endpoint: str, *, timeout_s: float, poll_s: float = 0.5
+) -> float:
     """Wait while the server says it is loading (llama.cpp ``/health`` 503, a 503 on ``/v1/models``).
 
     Returns the seconds waited. A server that cannot be reached at all is a setting to fix, not a wait.
@@ -138,7 +140,8 @@ async def identify(http: httpx.AsyncClient, endpoint: str, model: str) -> Server
     info = ServerInfo()
     root = _root(endpoint)
     listing = await _json(http, f"{endpoint.rstrip('/')}/models")
-    entries = [e for e in (listing or {}).get("data") or [] if isinstance(e, dict)] if isinstance(listing, dict) else []
+    data = listing.get("data") if isinstance(listing, dict) else None
+    entries = [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
     info.models = [str(e.get("id", "")) for e in entries]
 
     props = await _json(http, f"{root}/props")
@@ -258,8 +261,8 @@ async def warm_up(client: ChatClient, info: ServerInfo, model: str) -> float:
     except InfraError as exc:
         text = str(exc)
         if _lm_studio_no_model(text):
-            raise UserError(f"LM Studio has no model loaded: load '{model}' (`lms load {model}`, or in the app) "
-                            "or turn on just-in-time model loading, then run again") from exc
+            raise UserError(f"LM Studio has no model loaded: load '{model}' (`lms load {model}`, or in the "
+                            "app) or turn on just-in-time model loading, then run again") from exc
         if "HTTP 404" in text:
             names = ", ".join(info.models[:10]) or "none listed"
             raise UserError(f"the server does not serve a model named '{model}' (HTTP 404); pass the name it "

@@ -18,10 +18,9 @@ from pathlib import Path
 
 import httpx
 
-from engine import __version__
+from engine import __version__, servers
 from engine.bank import load_bank, select, task_set_hash
 from engine.checkpoint import Checkpoint, checkpoint_path, describe_mismatch, fingerprint
-from engine import servers
 from engine.client import ChatClient, ClientSettings, SilentTruncation
 from engine.errors import InfraError, ModelFailure, Truncated, UserError
 from engine.modules import MODULES
@@ -364,7 +363,8 @@ def _advice(cfg: RunConfig, results: list[TrialRecord], client: ChatClient) -> l
     if cut:
         lines.append(
             f"warning: {len(cut)} trial(s) were recorded invalid because the server silently dropped part of "
-            f"the prompt (its context window is too small for them): {servers.larger_window_advice(cfg.server_kind)}; "
+            "the prompt (its context window is too small for them): "
+            f"{servers.larger_window_advice(cfg.server_kind)}; "
             "then re-issue the same command, and those trials run again."
         )
     if client.thinking_check and client.thinking_check.get("warning"):
@@ -380,7 +380,8 @@ def _needs_tools(cfg: RunConfig) -> bool:
     if cfg.modules and not any(_uses_tools(m) for m in cfg.modules):
         return False  # decided by the modules alone, without loading the bank
     try:
-        tasks = select(load_bank(cfg.tasks_dir), profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
+        bank = load_bank(cfg.tasks_dir)
+        tasks = select(bank, profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
     except UserError:
         return False  # the run's own planning reports a bad bank or selection
     return any(_uses_tools(t.task.module) for t in tasks)

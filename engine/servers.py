@@ -87,8 +87,8 @@ PROFILES: dict[str, ServerProfile] = {
         label="LM Studio",
         concurrency=1,
         sampler={"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0},
-        larger_window=("load the model with a larger context length (`lms load MODEL --context-length 32768`, "
-                       "or the Context Length setting when loading it in the app)"),
+        larger_window=("load the model with a larger context length (`lms load MODEL --context-length "
+                       "32768`, or the Context Length setting when loading it in the app)"),
         tools_fix="load a model whose chat template supports tools (LM Studio marks them as tool-capable)",
         thinking_control="chat_template_kwargs.enable_thinking and reasoning_effort",
     ),

@@ -158,3 +158,20 @@ def test_api_key_is_sent_as_bearer_and_not_in_repr():
 
         asyncio.run(go())
     assert seen["auth"] == "Bearer sk-secret-123"
+
+
+def test_vllm_tool_choice_400_is_not_retried_and_names_the_flags():
+    body = ('{"object": "error", "message": "\\"auto\\" tool choice requires --enable-auto-tool-choice and '
+            '--tool-call-parser to be set"}')
+    with ScriptedServer(sequence([Action(status=400, error_body=body)])) as srv:
+        with pytest.raises(InfraError, match="--enable-auto-tool-choice --tool-call-parser"):
+            chat(srv.url, tools=TOOLS, retries=3)
+        assert len(srv.requests) == 1
+
+
+def test_an_unknown_server_gets_only_standard_sampler_fields():
+    with ScriptedServer(sequence([Action(text="ok")])) as srv:
+        chat(srv.url, temperature=0.6, top_p=0.95)
+        sent = srv.requests[0]
+    assert (sent["temperature"], sent["top_p"]) == (0.6, 0.95)
+    assert not {"top_k", "min_p", "repeat_penalty", "repetition_penalty", "reasoning_effort"} & set(sent)

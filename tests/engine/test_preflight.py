@@ -10,21 +10,44 @@ import pytest
 from engine.client import ClientSettings
 from engine.errors import UserError
 from engine.preflight import probe
-from tests.helpers.fake_servers import (FakeLlamaCpp, FakeLMStudio, FakeOllama, FakeOpenAICompat, FakeVLLM, Say,
-                                        always)
+from tests.helpers.fake_servers import (
+    FakeLlamaCpp,
+    FakeLMStudio,
+    FakeOllama,
+    FakeOpenAICompat,
+    FakeVLLM,
+    Say,
+    always,
+)
 
 
 def run_probe(srv, *, warm=True, needs_tools=False, thinking=None, **kw):
-    settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=1, timeout_s=10,
-                              thinking=thinking)
-    return asyncio.run(probe(srv.url, None, srv.model, warm=warm, needs_tools=needs_tools,
-                             client_settings=settings, poll_s=0.05, **kw))
+    settings = ClientSettings(
+        endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=1, timeout_s=10, thinking=thinking
+    )
+    return asyncio.run(
+        probe(
+            srv.url,
+            None,
+            srv.model,
+            warm=warm,
+            needs_tools=needs_tools,
+            client_settings=settings,
+            poll_s=0.05,
+            **kw,
+        )
+    )
 
 
 def test_llama_cpp_per_slot_window_slots_version_and_tool_caps():
     with FakeLlamaCpp(n_ctx=4096, slots=3) as srv:
         info = run_probe(srv)
-    assert (info.kind, info.version, info.served_context, info.slots) == ("llama.cpp", "b6543-1a2b3c4", 4096, 3)
+    assert (info.kind, info.version, info.served_context, info.slots) == (
+        "llama.cpp",
+        "b6543-1a2b3c4",
+        4096,
+        3,
+    )
     assert info.trained_context == 32768
     assert info.tool_support is True and "chat_template_caps" in info.tool_support_source
     assert info.default_concurrency == 3

@@ -93,8 +93,11 @@ class FakeServer:
                 pass
 
             def _send(self, status: int, payload: Any, content_type: str = "application/json") -> None:
-                data = payload if isinstance(payload, bytes) else (
-                    payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+                data = (
+                    payload
+                    if isinstance(payload, bytes)
+                    else (payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+                )
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
@@ -150,8 +153,12 @@ class FakeServer:
 
     # -- behaviour --------------------------------------------------------------------------------------
     def routes(self) -> dict[tuple[str, str], Callable[[Any], tuple[int, Any]]]:
-        return {("GET", "/v1/models"): lambda _: (200, {"object": "list", "data": [{"id": self.model,
-                                                                                    "object": "model"}]})}
+        return {
+            ("GET", "/v1/models"): lambda _: (
+                200,
+                {"object": "list", "data": [{"id": self.model, "object": "model"}]},
+            )
+        }
 
     def not_found(self, path: str) -> Any:
         return {"error": {"message": f"no route {path}"}}
@@ -170,25 +177,37 @@ class FakeServer:
         if say.tool_calls:
             msg["content"] = say.text or None
             msg["tool_calls"] = [
-                {"id": f"call_{i}", "type": "function",
-                 "function": {"name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}}
+                {
+                    "id": f"call_{i}",
+                    "type": "function",
+                    "function": {"name": n, "arguments": a if isinstance(a, str) else json.dumps(a)},
+                }
                 for i, (n, a) in enumerate(say.tool_calls)
             ]
         return msg
 
     def usage(self, say: Say, prompt_tokens: int) -> dict[str, int]:
         completion = say.completion_tokens or max(1, (len(say.text) + len(say.reasoning or "")) // 4)
-        return {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
-                "total_tokens": prompt_tokens + completion}
+        return {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion,
+            "total_tokens": prompt_tokens + completion,
+        }
 
-    def reply(self, body: dict[str, Any], say: Say, *, prompt_tokens: int,
-              extra: dict[str, Any] | None = None) -> tuple[int, Any] | list[dict[str, Any]]:
+    def reply(
+        self, body: dict[str, Any], say: Say, *, prompt_tokens: int, extra: dict[str, Any] | None = None
+    ) -> tuple[int, Any] | list[dict[str, Any]]:
         finish = "tool_calls" if say.tool_calls and say.finish_reason == "stop" else say.finish_reason
         if body.get("stream"):
             return self.stream(body, say, finish, prompt_tokens)
-        out = {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model"),
-               "choices": [{"index": 0, "message": self.message(body, say), "finish_reason": finish}],
-               "usage": self.usage(say, prompt_tokens)}
+        out = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model"),
+            "choices": [{"index": 0, "message": self.message(body, say), "finish_reason": finish}],
+            "usage": self.usage(say, prompt_tokens),
+        }
         out.update(extra or {})
         return 200, out
 
@@ -197,17 +216,34 @@ class FakeServer:
         for i, (name, args) in enumerate(say.tool_calls):
             text = args if isinstance(args, str) else json.dumps(args)
             half = len(text) // 2
-            deltas.append({"tool_calls": [{"index": i, "id": f"call_{i}", "type": "function",
-                                           "function": {"name": name, "arguments": text[:half]}}]})
+            deltas.append(
+                {
+                    "tool_calls": [
+                        {
+                            "index": i,
+                            "id": f"call_{i}",
+                            "type": "function",
+                            "function": {"name": name, "arguments": text[:half]},
+                        }
+                    ]
+                }
+            )
             deltas.append({"tool_calls": [{"index": i, "function": {"arguments": text[half:]}}]})
         return deltas
 
     def stream(self, body: dict[str, Any], say: Say, finish: str, prompt_tokens: int) -> list[dict[str, Any]]:
-        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": body.get("model")}
+        base = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": body.get("model"),
+        }
         deltas: list[dict[str, Any]] = [{"role": "assistant"}]
         if say.reasoning and self.thinking_on(body):
-            deltas += [{self.reasoning_field: say.reasoning[i:i + 6]} for i in range(0, len(say.reasoning), 6)]
-        deltas += [{"content": say.text[i:i + 6]} for i in range(0, len(say.text), 6)]
+            deltas += [
+                {self.reasoning_field: say.reasoning[i : i + 6]} for i in range(0, len(say.reasoning), 6)
+            ]
+        deltas += [{"content": say.text[i : i + 6]} for i in range(0, len(say.text), 6)]
         deltas += self.tool_deltas(say)
         events = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
         events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
@@ -226,11 +262,25 @@ class FakeLlamaCpp(FakeServer):
 
     kind = "llama.cpp"
 
-    def __init__(self, script: Script | None = None, *, n_ctx: int = 8192, slots: int = 2,
-                 supports_tools: bool = True, loading_s: float = 0.0, build: str = "b6543-1a2b3c4", **kw: Any):
+    def __init__(
+        self,
+        script: Script | None = None,
+        *,
+        n_ctx: int = 8192,
+        slots: int = 2,
+        supports_tools: bool = True,
+        loading_s: float = 0.0,
+        build: str = "b6543-1a2b3c4",
+        **kw: Any,
+    ):
         super().__init__(script, **kw)
         self.n_ctx, self.slots, self.supports_tools, self.loading_s, self.build = (
-            n_ctx, slots, supports_tools, loading_s, build)
+            n_ctx,
+            slots,
+            supports_tools,
+            loading_s,
+            build,
+        )
 
     def loading(self) -> bool:
         return time.monotonic() - self.started < self.loading_s
@@ -242,21 +292,34 @@ class FakeLlamaCpp(FakeServer):
         def models(_: Any) -> tuple[int, Any]:
             if self.loading():
                 return self._unavailable()
-            return 200, {"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "llamacpp",
-                                                     "meta": {"n_ctx_train": 32768, "n_params": 494032768}}]}
+            return 200, {
+                "object": "list",
+                "data": [
+                    {
+                        "id": self.model,
+                        "object": "model",
+                        "owned_by": "llamacpp",
+                        "meta": {"n_ctx_train": 32768, "n_params": 494032768},
+                    }
+                ],
+            }
 
         def props(_: Any) -> tuple[int, Any]:
             if self.loading():
                 return self._unavailable()
             return 200, {
-                "default_generation_settings": {"n_ctx": self.n_ctx, "params": {"cache_prompt": True,
-                                                                                "temperature": 0.8}},
+                "default_generation_settings": {
+                    "n_ctx": self.n_ctx,
+                    "params": {"cache_prompt": True, "temperature": 0.8},
+                },
                 "total_slots": self.slots,
                 "model_path": "/models/qwen2.5-0.5b-instruct-q4_k_m.gguf",
                 "chat_template": "{% for m in messages %}...{% endfor %}",
-                "chat_template_caps": {"supports_tools": self.supports_tools,
-                                       "supports_tool_calls": self.supports_tools,
-                                       "supports_system_role": True},
+                "chat_template_caps": {
+                    "supports_tools": self.supports_tools,
+                    "supports_tool_calls": self.supports_tools,
+                    "supports_system_role": True,
+                },
                 "build_info": self.build,
             }
 
@@ -273,14 +336,27 @@ class FakeLlamaCpp(FakeServer):
             return self._unavailable()
         prompt = honest_prompt_tokens(body)
         if prompt + 0 > self.n_ctx:
-            return 400, {"error": {"code": 400, "message": f"the request exceeds the available context size, "
-                                   f"try increasing it", "type": "exceed_context_size_error",
-                                   "n_prompt_tokens": prompt, "n_ctx": self.n_ctx}}
+            return 400, {
+                "error": {
+                    "code": 400,
+                    "message": "the request exceeds the available context size, try increasing it",
+                    "type": "exceed_context_size_error",
+                    "n_prompt_tokens": prompt,
+                    "n_ctx": self.n_ctx,
+                }
+            }
         if not self.supports_tools:
             body = {k: v for k, v in body.items() if k not in ("tools", "tool_choice")}  # dropped silently
         say = self.script(body)
-        timings = {"cache_n": 0, "prompt_n": prompt, "prompt_ms": 12.5, "prompt_per_second": 800.0,
-                   "predicted_n": 5, "predicted_ms": 50.0, "predicted_per_second": 100.0}
+        timings = {
+            "cache_n": 0,
+            "prompt_n": prompt,
+            "prompt_ms": 12.5,
+            "prompt_per_second": 800.0,
+            "predicted_n": 5,
+            "predicted_ms": 50.0,
+            "predicted_per_second": 100.0,
+        }
         result = self.reply(body, say, prompt_tokens=prompt, extra={"timings": timings})
         if isinstance(result, list):
             result[-1 if "usage" not in result[-1] else -2]["timings"] = timings
@@ -296,10 +372,20 @@ class FakeOllama(FakeServer):
     kind = "ollama"
     reasoning_field = "reasoning"
 
-    def __init__(self, script: Script | None = None, *, num_ctx: int = 4096, trained: int = 40960,
-                 capabilities: tuple[str, ...] = ("completion", "tools", "thinking"), version: str = "0.12.6",
-                 modelfile_num_ctx: int | None = None, busy: bool = False, work_s: float = 0.0,
-                 ps_context: bool = True, **kw: Any):
+    def __init__(
+        self,
+        script: Script | None = None,
+        *,
+        num_ctx: int = 4096,
+        trained: int = 40960,
+        capabilities: tuple[str, ...] = ("completion", "tools", "thinking"),
+        version: str = "0.12.6",
+        modelfile_num_ctx: int | None = None,
+        busy: bool = False,
+        work_s: float = 0.0,
+        ps_context: bool = True,
+        **kw: Any,
+    ):
         kw.setdefault("model", "qwen3:0.6b")
         super().__init__(script, **kw)
         self.num_ctx, self.trained, self.capabilities, self.version = num_ctx, trained, capabilities, version
@@ -316,10 +402,14 @@ class FakeOllama(FakeServer):
             params = "temperature 0.6\ntop_k 20"
             if self.modelfile_num_ctx:
                 params += f"\nnum_ctx {self.modelfile_num_ctx}"
-            return 200, {"modelfile": "FROM ...", "parameters": params, "template": "{{ .Prompt }}",
-                         "details": {"family": "qwen3", "parameter_size": "751.63M", "quantization_level": "Q4_K_M"},
-                         "model_info": {"general.architecture": "qwen3", "qwen3.context_length": self.trained},
-                         "capabilities": list(self.capabilities)}
+            return 200, {
+                "modelfile": "FROM ...",
+                "parameters": params,
+                "template": "{{ .Prompt }}",
+                "details": {"family": "qwen3", "parameter_size": "751.63M", "quantization_level": "Q4_K_M"},
+                "model_info": {"general.architecture": "qwen3", "qwen3.context_length": self.trained},
+                "capabilities": list(self.capabilities),
+            }
 
         def ps(_: Any) -> tuple[int, Any]:
             entry: dict[str, Any] = {"name": self.model, "model": self.model, "size": 1}
@@ -333,8 +423,13 @@ class FakeOllama(FakeServer):
             ("POST", "/api/show"): show,
             ("GET", "/api/ps"): ps,
             ("GET", "/"): lambda _: (200, "Ollama is running"),
-            ("GET", "/v1/models"): lambda _: (200, {"object": "list", "data": [
-                {"id": self.model, "object": "model", "created": 0, "owned_by": "library"}]}),
+            ("GET", "/v1/models"): lambda _: (
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "library"}],
+                },
+            ),
         }
 
     def not_found(self, path: str) -> Any:
@@ -350,15 +445,25 @@ class FakeOllama(FakeServer):
         with self._lock:
             if self.busy and self.running >= 1:
                 self.rejected_busy += 1
-                return 503, {"error": {"message": "server busy, please try again.  maximum pending requests "
-                                                  "exceeded", "type": "api_error"}}
+                return 503, {
+                    "error": {
+                        "message": "server busy, please try again.  maximum pending requests exceeded",
+                        "type": "api_error",
+                    }
+                }
             self.running += 1
         try:
             time.sleep(self.work_s)
             self.loaded = True
             if body.get("tools") and "tools" not in self.capabilities:
-                return 400, {"error": {"message": f"registry.ollama.ai/library/{self.model} does not support "
-                                                  "tools", "type": "api_error", "param": None, "code": None}}
+                return 400, {
+                    "error": {
+                        "message": f"registry.ollama.ai/library/{self.model} does not support tools",
+                        "type": "api_error",
+                        "param": None,
+                        "code": None,
+                    }
+                }
             prompt = honest_prompt_tokens(body)
             kept = prompt
             if prompt > self.window():
@@ -379,24 +484,49 @@ class FakeLMStudio(FakeServer):
 
     kind = "lm-studio"
 
-    def __init__(self, script: Script | None = None, *, max_ctx: int = 32768, loaded_ctx: int = 4096,
-                 loaded: bool = False, jit: bool = True, load_s: float = 0.0, **kw: Any):
+    def __init__(
+        self,
+        script: Script | None = None,
+        *,
+        max_ctx: int = 32768,
+        loaded_ctx: int = 4096,
+        loaded: bool = False,
+        jit: bool = True,
+        load_s: float = 0.0,
+        **kw: Any,
+    ):
         kw.setdefault("model", "qwen2.5-7b-instruct")
         super().__init__(script, **kw)
-        self.max_ctx, self.loaded_ctx, self.loaded, self.jit, self.load_s = max_ctx, loaded_ctx, loaded, jit, load_s
+        self.max_ctx, self.loaded_ctx, self.loaded, self.jit, self.load_s = (
+            max_ctx,
+            loaded_ctx,
+            loaded,
+            jit,
+            load_s,
+        )
 
     def routes(self) -> dict[tuple[str, str], Callable[[Any], tuple[int, Any]]]:
         def native(_: Any) -> tuple[int, Any]:
-            entry: dict[str, Any] = {"id": self.model, "object": "model", "type": "llm", "publisher": "lmstudio",
-                                     "arch": "qwen2", "compatibility_type": "gguf", "quantization": "Q4_K_M",
-                                     "state": "loaded" if self.loaded else "not-loaded",
-                                     "max_context_length": self.max_ctx}
+            entry: dict[str, Any] = {
+                "id": self.model,
+                "object": "model",
+                "type": "llm",
+                "publisher": "lmstudio",
+                "arch": "qwen2",
+                "compatibility_type": "gguf",
+                "quantization": "Q4_K_M",
+                "state": "loaded" if self.loaded else "not-loaded",
+                "max_context_length": self.max_ctx,
+            }
             if self.loaded:
                 entry["loaded_context_length"] = self.loaded_ctx
             return 200, {"object": "list", "data": [entry]}
 
         def models(_: Any) -> tuple[int, Any]:
-            return 200, {"object": "list", "data": [{"id": self.model, "object": "model", "owned_by": "organization_owner"}]}
+            return 200, {
+                "object": "list",
+                "data": [{"id": self.model, "object": "model", "owned_by": "organization_owner"}],
+            }
 
         return {("GET", "/api/v0/models"): native, ("GET", "/v1/models"): models}
 
@@ -409,9 +539,15 @@ class FakeLMStudio(FakeServer):
     def chat(self, body: dict[str, Any]) -> tuple[int, Any] | list[dict[str, Any]]:
         if not self.loaded:
             if not self.jit:
-                return 404, {"error": {"message": "No models loaded. Please load a model in the developer page "
-                                                  "or use the `lms load` command.", "type": "invalid_request_error",
-                                       "param": "model", "code": "model_not_found"}}
+                return 404, {
+                    "error": {
+                        "message": "No models loaded. Please load a model in the developer page "
+                        "or use the `lms load` command.",
+                        "type": "invalid_request_error",
+                        "param": "model",
+                        "code": "model_not_found",
+                    }
+                }
             time.sleep(self.load_s)
             self.loaded = True
         return self.reply(body, self.script(body), prompt_tokens=honest_prompt_tokens(body))
@@ -420,11 +556,31 @@ class FakeLMStudio(FakeServer):
         deltas = []
         for i, (name, args) in enumerate(say.tool_calls):
             text = args if isinstance(args, str) else json.dumps(args)
-            deltas.append({"tool_calls": [{"index": i, "id": f"{100 + i}", "type": "function",
-                                           "function": {"name": name, "arguments": ""}}]})
+            deltas.append(
+                {
+                    "tool_calls": [
+                        {
+                            "index": i,
+                            "id": f"{100 + i}",
+                            "type": "function",
+                            "function": {"name": name, "arguments": ""},
+                        }
+                    ]
+                }
+            )
             for start in range(0, len(text), 5):
-                deltas.append({"tool_calls": [{"index": i, "id": f"{100 + i}", "type": "function",
-                                               "function": {"name": "", "arguments": text[start:start + 5]}}]})
+                deltas.append(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": i,
+                                "id": f"{100 + i}",
+                                "type": "function",
+                                "function": {"name": "", "arguments": text[start : start + 5]},
+                            }
+                        ]
+                    }
+                )
         return deltas
 
 
@@ -437,20 +593,48 @@ class FakeVLLM(FakeServer):
     kind = "vllm"
     reasoning_field = "reasoning"
 
-    def __init__(self, script: Script | None = None, *, max_model_len: int = 8192, auto_tool_choice: bool = True,
-                 reasoning_parser: bool = True, overflow_status: int = 400, version: str = "0.11.0",
-                 honours_thinking_switch: bool = True, **kw: Any):
+    def __init__(
+        self,
+        script: Script | None = None,
+        *,
+        max_model_len: int = 8192,
+        auto_tool_choice: bool = True,
+        reasoning_parser: bool = True,
+        overflow_status: int = 400,
+        version: str = "0.11.0",
+        honours_thinking_switch: bool = True,
+        **kw: Any,
+    ):
         kw.setdefault("model", "Qwen/Qwen3-8B")
         super().__init__(script, **kw)
-        self.max_model_len, self.auto_tool_choice, self.reasoning_parser = max_model_len, auto_tool_choice, reasoning_parser
+        self.max_model_len, self.auto_tool_choice, self.reasoning_parser = (
+            max_model_len,
+            auto_tool_choice,
+            reasoning_parser,
+        )
         self.overflow_status, self.version, self.honours = overflow_status, version, honours_thinking_switch
         self.defaulted: list[list[str]] = []
 
     def routes(self) -> dict[tuple[str, str], Callable[[Any], tuple[int, Any]]]:
         return {
-            ("GET", "/v1/models"): lambda _: (200, {"object": "list", "data": [
-                {"id": self.model, "object": "model", "created": 0, "owned_by": "vllm", "root": self.model,
-                 "parent": None, "max_model_len": self.max_model_len, "permission": []}]}),
+            ("GET", "/v1/models"): lambda _: (
+                200,
+                {
+                    "object": "list",
+                    "data": [
+                        {
+                            "id": self.model,
+                            "object": "model",
+                            "created": 0,
+                            "owned_by": "vllm",
+                            "root": self.model,
+                            "parent": None,
+                            "max_model_len": self.max_model_len,
+                            "permission": [],
+                        }
+                    ],
+                },
+            ),
             ("GET", "/version"): lambda _: (200, {"version": self.version}),
             ("GET", "/health"): lambda _: (200, ""),
         }
@@ -464,25 +648,40 @@ class FakeVLLM(FakeServer):
         return (body.get("chat_template_kwargs") or {}).get("enable_thinking", True) is not False
 
     def _error(self, status: int, message: str) -> tuple[int, Any]:
-        return status, {"object": "error", "message": message, "type": "BadRequestError", "param": None,
-                        "code": status}
+        return status, {
+            "object": "error",
+            "message": message,
+            "type": "BadRequestError",
+            "param": None,
+            "code": status,
+        }
 
     def chat(self, body: dict[str, Any]) -> tuple[int, Any] | list[dict[str, Any]]:
-        self.defaulted.append([k for k in ("temperature", "top_p", "top_k", "repetition_penalty") if k not in body])
+        self.defaulted.append(
+            [k for k in ("temperature", "top_p", "top_k", "repetition_penalty") if k not in body]
+        )
         if body.get("tools") and body.get("tool_choice", "auto") == "auto" and not self.auto_tool_choice:
-            return self._error(400, '"auto" tool choice requires --enable-auto-tool-choice and '
-                                    "--tool-call-parser to be set")
+            return self._error(
+                400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+            )
         prompt = honest_prompt_tokens(body)
         wanted = prompt + (body.get("max_tokens") or 0)
         if wanted > self.max_model_len:
-            return self._error(self.overflow_status, f"This model's maximum context length is {self.max_model_len} "
-                               f"tokens. However, you requested {wanted} tokens ({prompt} in the messages, "
-                               f"{body.get('max_tokens')} in the completion). Please reduce the length of the "
-                               "messages or completion.")
+            return self._error(
+                self.overflow_status,
+                f"This model's maximum context length is {self.max_model_len} "
+                f"tokens. However, you requested {wanted} tokens ({prompt} in the messages, "
+                f"{body.get('max_tokens')} in the completion). Please reduce the length of the "
+                "messages or completion.",
+            )
         say = self.script(body)
         if say.reasoning and not self.reasoning_parser and self.thinking_on(body):
-            say = Say(text=f"<think>{say.reasoning}</think>{say.text}", tool_calls=say.tool_calls,
-                      finish_reason=say.finish_reason, completion_tokens=say.completion_tokens)
+            say = Say(
+                text=f"<think>{say.reasoning}</think>{say.text}",
+                tool_calls=say.tool_calls,
+                finish_reason=say.finish_reason,
+                completion_tokens=say.completion_tokens,
+            )
         return self.reply(body, say, prompt_tokens=prompt)
 
 
@@ -493,7 +692,9 @@ class FakeOpenAICompat(FakeServer):
     def chat(self, body: dict[str, Any]) -> tuple[int, Any] | list[dict[str, Any]]:
         for m in body.get("messages") or []:
             if m.get("role") == "assistant" and m.get("content") is None:
-                return 400, {"error": {"message": "content: Input should be a valid string", "type": "invalid_request"}}
+                return 400, {
+                    "error": {"message": "content: Input should be a valid string", "type": "invalid_request"}
+                }
         return super().chat(body)
 
 

@@ -34,9 +34,19 @@ def knowledge_bank() -> Path:
 
 
 def run_config(srv, out: Path, **kw) -> RunConfig:
-    base = dict(model=srv.model, endpoint=srv.url, output=out, trials=1, modules=["knowledge"],
-                tasks_dir=knowledge_bank(), backoff_s=0.01, max_retries=2, show_progress=False, warm_up=True,
-                ready_timeout_s=10)
+    base = dict(
+        model=srv.model,
+        endpoint=srv.url,
+        output=out,
+        trials=1,
+        modules=["knowledge"],
+        tasks_dir=knowledge_bank(),
+        backoff_s=0.01,
+        max_retries=2,
+        show_progress=False,
+        warm_up=True,
+        ready_timeout_s=10,
+    )
     base.update(kw)
     return RunConfig(**base)
 
@@ -46,10 +56,14 @@ def write_long_task(bank: Path, *, words: int) -> str:
     folder = bank / "knowledge"
     folder.mkdir(parents=True, exist_ok=True)
     filler = " ".join(f"Entry {i}: the shelf holds {i % 7} jars of plum jam." for i in range(words // 10))
-    question = (f"Read the inventory log below. {filler} Final question: how many loaves did the bakery sell? "
-                "The bakery sold 369 loaves.")
-    text = ("id: kn_long_log\nmodule: knowledge\ntitle: Long log\nwhat_this_tests: reading a long log\n"
-            "failure_mode: loses the front\nmax_turns: 1\nmax_tokens: 256\nbody:\n  kind: arithmetic\n"
-            f"  question: {question!r}\n  answer: '369'\n")
+    question = (
+        f"Read the inventory log below. {filler} Final question: how many loaves did the bakery sell? "
+        "The bakery sold 369 loaves."
+    )
+    text = (
+        "id: kn_long_log\nmodule: knowledge\ntitle: Long log\nwhat_this_tests: reading a long log\n"
+        "failure_mode: loses the front\nmax_turns: 1\nmax_tokens: 256\nbody:\n  kind: arithmetic\n"
+        f"  question: {question!r}\n  answer: '369'\n"
+    )
     (folder / "kn_long_log.yaml").write_text(text.replace("'369'", '"369"'), encoding="utf-8")
     return "kn_long_log"

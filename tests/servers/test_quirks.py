@@ -12,19 +12,40 @@ from engine.errors import ContextOverflow
 from engine.results import load_run_file
 from engine.runner import run_benchmark
 from engine.servers import sampler_fields
-from tests.helpers.fake_servers import (FakeLlamaCpp, FakeLMStudio, FakeOllama, FakeOpenAICompat, FakeVLLM, Say,
-                                        always, honest_prompt_tokens)
+from tests.helpers.fake_servers import (
+    FakeLlamaCpp,
+    FakeLMStudio,
+    FakeOllama,
+    FakeOpenAICompat,
+    FakeVLLM,
+    Say,
+    always,
+    honest_prompt_tokens,
+)
 from tests.servers.conftest import knowledge_script, run_config, write_long_task
 
-TOOLS = [{"type": "function", "function": {"name": "lookup", "parameters": {
-    "type": "object", "properties": {"q": {"type": "string"}}}}},
-         {"type": "function", "function": {"name": "refund", "parameters": {"type": "object", "properties": {}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "lookup",
+            "parameters": {"type": "object", "properties": {"q": {"type": "string"}}},
+        },
+    },
+    {"type": "function", "function": {"name": "refund", "parameters": {"type": "object", "properties": {}}}},
+]
 ASK = [{"role": "user", "content": "hi"}]
 
 
 def ask(srv, messages=ASK, *, tools=None, tool_choice=None, max_tokens=64, **kw):
-    settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=kw.pop("retries", 2),
-                              timeout_s=10, **{"server_kind": srv.kind, **kw})
+    settings = ClientSettings(
+        endpoint=srv.url,
+        model=srv.model,
+        backoff_s=0.01,
+        max_retries=kw.pop("retries", 2),
+        timeout_s=10,
+        **{"server_kind": srv.kind, **kw},
+    )
 
     async def go():
         async with ChatClient(settings) as client:
@@ -85,8 +106,11 @@ def test_a_silently_truncated_trial_is_invalid_and_the_run_says_how_to_fix_the_w
     assert "OLLAMA_CONTEXT_LENGTH" in capsys.readouterr().err
     # after the window is enlarged, re-issuing the command runs the invalid trial again
     with FakeOllama(knowledge_script(), num_ctx=65536, ps_context=False) as srv:
-        run = run_benchmark(run_config(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id,
-                                       endpoint=srv.url))
+        run = run_benchmark(
+            run_config(
+                srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id, endpoint=srv.url
+            )
+        )
     (trial,) = run.trials
     assert trial.invalid_reason is None and trial.passed
 
@@ -104,13 +128,16 @@ def test_a_window_that_preflight_reads_refuses_the_run_before_any_trial(tmp_path
 # -- thinking switch --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("server,on,expected", [
-    (FakeLlamaCpp, False, {"chat_template_kwargs": {"enable_thinking": False}}),
-    (FakeVLLM, True, {"chat_template_kwargs": {"enable_thinking": True}}),
-    (FakeOllama, False, {"reasoning_effort": "none"}),
-    (FakeOllama, True, {"reasoning_effort": "medium"}),
-    (FakeLMStudio, False, {"chat_template_kwargs": {"enable_thinking": False}}),
-])
+@pytest.mark.parametrize(
+    "server,on,expected",
+    [
+        (FakeLlamaCpp, False, {"chat_template_kwargs": {"enable_thinking": False}}),
+        (FakeVLLM, True, {"chat_template_kwargs": {"enable_thinking": True}}),
+        (FakeOllama, False, {"reasoning_effort": "none"}),
+        (FakeOllama, True, {"reasoning_effort": "medium"}),
+        (FakeLMStudio, False, {"chat_template_kwargs": {"enable_thinking": False}}),
+    ],
+)
 def test_one_thinking_switch_maps_to_each_servers_control(server, on, expected):
     with server(always(Say(text="ok", reasoning="hmm"))) as srv:
         reply, check = ask(srv, thinking=on)
@@ -136,13 +163,16 @@ def test_a_thinking_switch_the_server_ignores_is_warned_about_at_the_end_of_the_
 
 
 @pytest.mark.parametrize("stream", [False, True])
-@pytest.mark.parametrize("server,kw", [
-    (FakeOllama, {}),  # message.reasoning
-    (FakeVLLM, {}),  # reasoning (parser on)
-    (FakeVLLM, {"reasoning_parser": False}),  # inline <think> in the content
-    (FakeLlamaCpp, {}),  # reasoning_content
-    (FakeLMStudio, {"loaded": True}),
-])
+@pytest.mark.parametrize(
+    "server,kw",
+    [
+        (FakeOllama, {}),  # message.reasoning
+        (FakeVLLM, {}),  # reasoning (parser on)
+        (FakeVLLM, {"reasoning_parser": False}),  # inline <think> in the content
+        (FakeLlamaCpp, {}),  # reasoning_content
+        (FakeLMStudio, {"loaded": True}),
+    ],
+)
 def test_reasoning_is_read_from_every_shape_and_kept_out_of_the_answer(server, kw, stream):
     with server(always(Say(text="The answer is 4.", reasoning="two plus two")), **kw) as srv:
         reply, _ = ask(srv, stream=stream)
@@ -170,16 +200,28 @@ def test_lm_studio_streamed_tool_calls_with_empty_names_are_accumulated_by_index
         reply, _ = ask(srv, tools=TOOLS, stream_tool_turns=True)
         assert srv.chats[0]["stream"] is True
     assert [(c.name, json.loads(c.arguments)) for c in reply.tool_calls] == [
-        ("lookup", {"q": "north region"}), ("refund", {"order": 12})]
+        ("lookup", {"q": "north region"}),
+        ("refund", {"order": 12}),
+    ]
 
 
 class _AllCallsIndexZero(FakeOpenAICompat):
     """Streams every complete call at index 0, each with its own id."""
 
     def tool_deltas(self, say):
-        return [{"tool_calls": [{"index": 0, "id": f"call_{i}", "type": "function",
-                                 "function": {"name": n, "arguments": json.dumps(a)}}]}
-                for i, (n, a) in enumerate(say.tool_calls)]
+        return [
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": f"call_{i}",
+                        "type": "function",
+                        "function": {"name": n, "arguments": json.dumps(a)},
+                    }
+                ]
+            }
+            for i, (n, a) in enumerate(say.tool_calls)
+        ]
 
 
 def test_calls_that_a_server_numbers_all_zero_are_kept_apart():
@@ -205,10 +247,17 @@ def test_a_tool_call_written_in_the_content_is_parsed_and_flagged():
 
 
 def test_assistant_tool_call_messages_go_out_with_empty_content_not_null():
-    history = [{"role": "user", "content": "find x"},
-               {"role": "assistant", "content": None, "tool_calls": [
-                   {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]},
-               {"role": "tool", "tool_call_id": "c1", "content": "x=1"}]
+    history = [
+        {"role": "user", "content": "find x"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "x=1"},
+    ]
     with FakeOpenAICompat(always(Say(text="x is 1"))) as srv:
         reply, _ = ask(srv, history, tools=TOOLS)
         assert srv.chats[0]["messages"][1]["content"] == ""
@@ -231,11 +280,14 @@ def test_llama_cpp_template_without_tools_answers_in_text_and_preflight_would_ha
 # -- errors: final or retried -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("server,kw", [
-    (FakeLlamaCpp, {"n_ctx": 512}),
-    (FakeVLLM, {"max_model_len": 512}),
-    (FakeVLLM, {"max_model_len": 512, "overflow_status": 500}),
-])
+@pytest.mark.parametrize(
+    "server,kw",
+    [
+        (FakeLlamaCpp, {"n_ctx": 512}),
+        (FakeVLLM, {"max_model_len": 512}),
+        (FakeVLLM, {"max_model_len": 512, "overflow_status": 500}),
+    ],
+)
 def test_context_overflow_is_final_and_never_retried(server, kw):
     with server(**kw) as srv:
         with pytest.raises(ContextOverflow):
@@ -245,8 +297,9 @@ def test_context_overflow_is_final_and_never_retried(server, kw):
 
 def test_ollama_busy_503_is_backed_off_and_retried(tmp_path):
     with FakeOllama(knowledge_script(), busy=True, work_s=0.05) as srv:
-        run = run_benchmark(run_config(srv, tmp_path / "r.json", concurrency=4, trials=2, max_retries=8,
-                                       warm_up=False))
+        run = run_benchmark(
+            run_config(srv, tmp_path / "r.json", concurrency=4, trials=2, max_retries=8, warm_up=False)
+        )
         assert srv.rejected_busy > 0
     assert all(t.passed for t in run.trials) and len(run.trials) == 8
 
@@ -270,7 +323,9 @@ def test_every_request_carries_an_explicit_sampler(server, tmp_path):
 
 def test_a_given_temperature_is_sent_as_given(tmp_path):
     with FakeVLLM(knowledge_script()) as srv:
-        run = run_benchmark(run_config(srv, tmp_path / "r.json", pattern="kn_rail*", temperature=0.0, top_p=1.0))
+        run = run_benchmark(
+            run_config(srv, tmp_path / "r.json", pattern="kn_rail*", temperature=0.0, top_p=1.0)
+        )
         assert {(b["temperature"], b["top_p"]) for b in srv.chats} == {(0.0, 1.0)}
     assert run.settings.temperature == 0.0
     assert load_run_file(tmp_path / "r.json").provenance.server["sampler"]["temperature"] == 0.0

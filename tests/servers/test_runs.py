@@ -10,22 +10,45 @@ from tests.helpers.fake_servers import FakeLlamaCpp, FakeLMStudio, FakeOllama, F
 from tests.servers.conftest import knowledge_script, run_config
 
 CASES = [
-    (FakeLlamaCpp, {"n_ctx": 16384, "slots": 3},
-     {"kind": "llama.cpp", "version": "b6543-1a2b3c4", "served_context": 16384, "slots": 3, "tool_support": True,
-      "cache_prompt": True}, 3),
-    (FakeOllama, {"num_ctx": 8192},
-     {"kind": "ollama", "version": "0.12.6", "served_context": 8192, "trained_context": 40960,
-      "tool_support": True}, 1),
-    (FakeLMStudio, {"loaded_ctx": 8192, "load_s": 0.2},
-     {"kind": "lm-studio", "served_context": 8192, "trained_context": 32768, "state": "loaded"}, 1),
-    (FakeVLLM, {"max_model_len": 16384},
-     {"kind": "vllm", "version": "0.11.0", "served_context": 16384}, 4),
+    (
+        FakeLlamaCpp,
+        {"n_ctx": 16384, "slots": 3},
+        {
+            "kind": "llama.cpp",
+            "version": "b6543-1a2b3c4",
+            "served_context": 16384,
+            "slots": 3,
+            "tool_support": True,
+            "cache_prompt": True,
+        },
+        3,
+    ),
+    (
+        FakeOllama,
+        {"num_ctx": 8192},
+        {
+            "kind": "ollama",
+            "version": "0.12.6",
+            "served_context": 8192,
+            "trained_context": 40960,
+            "tool_support": True,
+        },
+        1,
+    ),
+    (
+        FakeLMStudio,
+        {"loaded_ctx": 8192, "load_s": 0.2},
+        {"kind": "lm-studio", "served_context": 8192, "trained_context": 32768, "state": "loaded"},
+        1,
+    ),
+    (FakeVLLM, {"max_model_len": 16384}, {"kind": "vllm", "version": "0.11.0", "served_context": 16384}, 4),
 ]
 
 
 @pytest.mark.parametrize("server,kw,meta,concurrency", CASES, ids=[c[0].kind for c in CASES])
-def test_a_run_completes_with_the_servers_meta_and_its_default_concurrency(server, kw, meta, concurrency,
-                                                                             tmp_path):
+def test_a_run_completes_with_the_servers_meta_and_its_default_concurrency(
+    server, kw, meta, concurrency, tmp_path
+):
     with server(knowledge_script(), **kw) as srv:
         run = run_benchmark(run_config(srv, tmp_path / "r.json", thinking=True))
     assert len(run.trials) == 4 and all(t.passed for t in run.trials)
@@ -45,13 +68,16 @@ def test_an_explicit_concurrency_wins_over_the_servers_default(tmp_path):
     assert run.settings.concurrency == 1 and run.provenance.server["default_concurrency"] == 4
 
 
-@pytest.mark.parametrize("argv,env,expected", [
-    ([], {}, None),
-    (["--concurrency", "auto"], {"BENCH_CONCURRENCY": "3"}, None),
-    (["--concurrency", "2"], {}, 2),
-    ([], {"BENCH_CONCURRENCY": "auto"}, None),
-    ([], {"BENCH_CONCURRENCY": "5"}, 5),
-])
+@pytest.mark.parametrize(
+    "argv,env,expected",
+    [
+        ([], {}, None),
+        (["--concurrency", "auto"], {"BENCH_CONCURRENCY": "3"}, None),
+        (["--concurrency", "2"], {}, 2),
+        ([], {"BENCH_CONCURRENCY": "auto"}, None),
+        ([], {"BENCH_CONCURRENCY": "5"}, 5),
+    ],
+)
 def test_concurrency_defaults_to_auto_on_the_command_line(argv, env, expected, tmp_path):
     from engine.cli import build_parser
     from engine.commands.run import build_config
