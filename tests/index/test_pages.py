@@ -1,4 +1,4 @@
-"""Model pages: measured speed, the Artificial Analysis fallback with its source, our own runs, corrections."""
+"""Model pages: measured speed, the Artificial Analysis fallback and its source, our runs, corrections."""
 
 from __future__ import annotations
 
