@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from engine.bank import default_tasks_dir
 from engine.config import Settings
 from engine.errors import UserError
 from engine.judge import JudgeConfig, judge_run, judged_path_for, verdict_counts, write_judged_file
@@ -59,7 +60,7 @@ def build_config(args: argparse.Namespace, settings: Settings) -> JudgeConfig:
         )
     if args.judge_timeout <= 0 or args.judge_retries < 0:
         raise UserError("--judge-timeout must be positive and --judge-retries 0 or more")
-    tasks_dir = args.tasks_dir or (Path.cwd() / "tasks")
+    tasks_dir = args.tasks_dir or default_tasks_dir()
     return JudgeConfig(
         endpoint=endpoint,
         model=model,
