@@ -102,7 +102,7 @@ class ParsedPage:
     has_more: bool
 
 
-def _where(err: dict) -> str:
+def _where(err: Any) -> str:
     return ".".join(str(p) for p in err["loc"]) or "(top level)"
 
 

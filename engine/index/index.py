@@ -136,12 +136,12 @@ def item_names(entries: list[ModelEntry]) -> dict[str, str]:
     counts: dict[str, int] = {}
     bench_of: dict[str, str] = {}
     for entry in entries:
-        seen = {raw_item(s)[0]: s.benchmark for s in entry.scores}
-        for item, bench in seen.items():
+        seen: dict[str, str] = {raw_item(s)[0]: s.benchmark for s in entry.scores}
+        for item, name in seen.items():
             counts[item] = counts.get(item, 0) + 1
-            bench_of[item] = bench
+            bench_of[item] = name
     merge: dict[str, str] = {}
-    for bench in {b for b in bench_of.values()}:
+    for bench in set(bench_of.values()):
         mine = sorted((i for i in counts if bench_of[i] == bench), key=lambda i: (-counts[i], i))
         for item in mine:
             merge[item] = item if counts[item] >= MIN_ITEM_FIGURES else mine[0]

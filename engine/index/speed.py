@@ -148,7 +148,8 @@ def stream_once(
         raise SpeedError(f"POST {url} failed: {exc.__class__.__name__}") from exc
     if first is None or last is None:
         raise SpeedError(f"POST {url}: the stream carried no text", retryable=False)
-    tokens = usage.get("completion_tokens") if isinstance(usage.get("completion_tokens"), int) else chunks
+    reported = usage.get("completion_tokens")
+    tokens: int = reported if isinstance(reported, int) else chunks
     span = last - first
     if tokens < 2 or span <= 0:
         raise SpeedError(f"POST {url}: too little output to time ({tokens} tokens)", retryable=False)
