@@ -220,7 +220,8 @@ def extract_code(reply: str, entry: str | None = None) -> Extraction:
             if language == "python" and code.strip():
                 # A tagged block that does not parse is still the model's answer: let it fail with the
                 # real SyntaxError rather than fall back to some other text.
-                candidates.append((_Block(block.info, code, block.index), ast.Module(body=[], type_ignores=[])))
+                empty = ast.Module(body=[], type_ignores=[])
+                candidates.append((_Block(block.info, code, block.index), empty))
             continue
         if code.strip():
             candidates.append((_Block(block.info, code, block.index), tree))

@@ -1,4 +1,4 @@
-"""code: write one function, or repair a bug, and pass hidden tests in a sandbox, with an execute-and-fix loop.
+"""code: write a function or repair a bug, pass hidden tests in a sandbox, with an execute-and-fix loop.
 
 An episode: the model gets the request (a function to write, or a bug report with the file as it is, plus
 any sibling files it reads, such as a constants module) and replies with the whole file. The engine takes
@@ -47,7 +47,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 class NoSandbox(InfraError):
-    """A code trial reached the point of running model code with no sandbox: excluded, never run on the host."""
+    """A code trial reached model code with no sandbox to run it in: excluded, never run on the host."""
 
     def __init__(self) -> None:
         super().__init__(
@@ -72,11 +72,16 @@ class Case(BaseModel):
     def _one_outcome(self) -> Case:
         has_expect = "expect" in self.model_fields_set
         if has_expect == (self.raises is not None):
-            raise ValueError("a case gives exactly one of 'expect' (the return value) or 'raises' (an error name)")
+            raise ValueError("a case gives exactly one of 'expect' (the return value) or 'raises' "
+                             "(an error name)")
         for key in self.kwargs:
             if not re.match(_IDENT, key):
                 raise ValueError(f"kwargs key {key!r} is not a Python identifier")
-        json.dumps([self.args, self.kwargs, self.expect])  # only JSON-like values: the harness passes them so
+        try:  # only JSON-like values: the harness receives the arguments as JSON
+            json.dumps([self.args, self.kwargs, self.expect], allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"arguments and expected values must be plain data (numbers, strings, lists, "
+                             f"mappings, true/false/null): {exc}") from None
         return self
 
 
@@ -114,6 +119,10 @@ class CodeBody(BaseModel):
             if not re.match(_MODULE_FILE, name) or name in (self.filename, "main.py"):
                 raise ValueError(f"context file {name!r} must be a module file name (a_b.py), other than "
                                  f"{self.filename!r} and 'main.py'")
+        for name in (self.filename, *self.context_files):
+            if name[:-3] in sys.stdlib_module_names:
+                raise ValueError(f"file name {name!r} shadows the standard library module {name[:-3]!r}; "
+                                 "choose another name")
         return self
 
     def cases(self) -> list[tuple[str, Case]]:
@@ -221,7 +230,8 @@ class Execution:
 
     @property
     def passed(self) -> bool:
-        return self.found_code and self.failure is None and bool(self.cases) and all(c.passed for c in self.cases)
+        return (self.found_code and self.failure is None and bool(self.cases)
+                and all(c.passed for c in self.cases))
 
     def share(self, group: str | None = None) -> float:
         chosen = [c for c in self.cases if group is None or c.group == group]
@@ -245,7 +255,7 @@ def _equal(got: Any, want: Any, tol: float) -> bool:
             return math.isclose(got, want, rel_tol=0.0, abs_tol=tol) if tol else float(got) == float(want)
         return got == want
     if isinstance(want, list) and isinstance(got, list):
-        return len(got) == len(want) and all(_equal(g, w, tol) for g, w in zip(got, want))
+        return len(got) == len(want) and all(_equal(g, w, tol) for g, w in zip(got, want, strict=True))
     if isinstance(want, dict) and isinstance(got, dict):
         return got.keys() == want.keys() and all(_equal(got[k], want[k], tol) for k in want)
     return type(got) is type(want) and got == want
@@ -286,7 +296,7 @@ def execute(body: CodeBody, code: str, sandbox: Any) -> Execution:
     files = {**body.context_files, body.filename: code}
     try:
         result = sandbox.run(harness(body), files, limits=limits, timeout_s=body.timeout_s)
-    except UserError as exc:  # the sandbox stopped working mid-run (SandboxUnavailable): not the model's doing
+    except UserError as exc:  # SandboxUnavailable mid-run: the host's problem, not the model's
         raise InfraError(f"the sandbox could not run the model's code: {exc}", retryable=False) from exc
     per_case, events = _reports(result.stdout)
     kinds = {e.get("event") for e in events}
@@ -433,7 +443,8 @@ class CodeModule:
     def prompt(self, body: CodeBody) -> str:
         parts = [body.prompt.strip()]
         if body.kind == "repair":
-            parts.append(f"This is `{body.filename}` as it is now:\n\n```python\n{(body.source or '').rstrip()}\n```")
+            source = (body.source or "").rstrip()
+            parts.append(f"This is `{body.filename}` as it is now:\n\n```python\n{source}\n```")
         elif body.source:
             parts.append(f"Start from this `{body.filename}`:\n\n```python\n{body.source.rstrip()}\n```")
         for name, text in body.context_files.items():
@@ -449,8 +460,8 @@ class CodeModule:
             f"Reply with {what} `{body.filename}` in one ```python block. It must define `{body.entry}`; "
             "it is imported, not run, and tested with cases you have not seen. "
             + ("You have one attempt." if body.max_attempts == 1 else
-               f"If a test fails you will see what went wrong and can try again ({body.max_attempts} attempts "
-               "in all).")
+               f"If a test fails you will see what went wrong and can try again "
+               f"({body.max_attempts} attempts in all).")
         )
         return "\n\n".join(parts)
 
@@ -483,7 +494,8 @@ class CodeModule:
         summary: list[dict[str, Any]] = []
         for text in replies:
             extraction = extract_code(text, body.entry)
-            run = execute(body, extraction.code, env.sandbox) if extraction.found else Execution(found_code=False)
+            run = (execute(body, extraction.code, env.sandbox) if extraction.found
+                   else Execution(found_code=False))
             runs.append(run)
             summary.append({
                 "passed": run.passed, "extracted": extraction.how, "failure": run.failure,
@@ -509,7 +521,7 @@ class CodeModule:
         if passed_at is not None:
             score = ATTEMPT_SCORES[passed_at - 1]
             return Grade(score=score, passed=True, breakdown=breakdown, details=details,
-                         reason="passed on the first attempt" if passed_at == 1 else f"passed on attempt {passed_at}")
+                         reason=f"passed on attempt {passed_at}")
         score = round(FAIL_CAP * last.share(), 4)
         return Grade(score=score, passed=False, breakdown=breakdown, details=details,
                      reason=_reason(last, len(runs)))

@@ -127,8 +127,10 @@ EVENT_MAX = EVENT_GOLD.split("def latest_event")[0] + '''def latest_event(events
 
 PAGE_SOURCE = TASKS["code_page_slice"].body.source
 PAGE_GOLD = PAGE_SOURCE.replace("start = number * size", "start = (number - 1) * size")
-PAGE_SPECIAL_CASE = PAGE_SOURCE.replace("start = number * size", "start = 0 if number == 1 else number * size")
-PAGE_NO_EMPTY_PAGE = PAGE_GOLD.replace("pages = max(1, -(-len(items) // size))", "pages = -(-len(items) // size)")
+PAGE_SPECIAL_CASE = PAGE_SOURCE.replace("start = number * size",
+                                        "start = 0 if number == 1 else number * size")
+PAGE_NO_EMPTY_PAGE = PAGE_GOLD.replace("pages = max(1, -(-len(items) // size))",
+                                       "pages = -(-len(items) // size)")
 
 SET_SOURCE = TASKS["code_settings_parser"].body.source
 SET_GOLD = SET_SOURCE.replace('part.split("=")', 'part.split("=", 1)')
@@ -191,7 +193,8 @@ def test_the_code_as_shipped_fails_its_hidden_tests_but_passes_its_regression_ca
     assert run.share("hidden") < 1.0 and run.share("example") == 0.0
 
 
-@pytest.mark.parametrize("task_id,code,group", WRONG, ids=[f"{t}-{g}-{i}" for i, (t, _, g) in enumerate(WRONG)])
+@pytest.mark.parametrize("task_id,code,group", WRONG,
+                         ids=[f"{t}-{g}-{i}" for i, (t, _, g) in enumerate(WRONG)])
 def test_wrong_solutions_fail(task_id, code, group, sandbox):
     body = TASKS[task_id].body
     run = execute(body, code, sandbox)
@@ -234,8 +237,9 @@ def test_pass_on_second_attempt_scores_085_and_feedback_shows_the_real_value(san
 
 
 def test_third_attempt_scores_070_and_the_traceback_is_fed_back(sandbox, small_bank):
-    broken = "def split_bill(total_cents, weights):\n    return [total_cents // len(weights)] * undefined_name\n"
-    with ScriptedServer(_transcript([fenced(broken), "I am not sure how to do this.", fenced(SPLIT_GOLD)])) as srv:
+    broken = "def split_bill(total_cents, weights):\n    return [total_cents] * undefined_name\n"
+    replies = [fenced(broken), "I am not sure how to do this.", fenced(SPLIT_GOLD)]
+    with ScriptedServer(_transcript(replies)) as srv:
         trial = _run_one("code_split_bill", srv, sandbox, small_bank)
         requests = list(srv.requests)
     assert trial.passed and trial.grade.score == 0.70
@@ -248,7 +252,8 @@ def test_third_attempt_scores_070_and_the_traceback_is_fed_back(sandbox, small_b
 
 
 def test_a_syntax_error_comes_back_as_such(sandbox, small_bank):
-    with ScriptedServer(_transcript([fenced("def parse_settings(text)\n    return {}\n"), fenced(SET_GOLD)])) as srv:
+    replies = [fenced("def parse_settings(text)\n    return {}\n"), fenced(SET_GOLD)]
+    with ScriptedServer(_transcript(replies)) as srv:
         trial = _run_one("code_settings_parser", srv, sandbox, small_bank)
         shown = srv.requests[1]["messages"][-1]["content"]
     assert "SyntaxError" in shown and trial.grade.score == 0.85
@@ -265,7 +270,8 @@ def test_an_endless_loop_is_stopped_and_reported(sandbox):
 
 def test_never_passing_scores_half_the_share_of_cases_the_last_attempt_passed(sandbox):
     task = TASKS["code_shipping_tariff"]
-    turns = [Turn(role="assistant", content=fenced(code)) for code in ("x = 1", SHIP_STRICT_FREE, SHIP_ONE_PRICE)]
+    codes = ("x = 1", SHIP_STRICT_FREE, SHIP_ONE_PRICE)
+    turns = [Turn(role="assistant", content=fenced(code)) for code in codes]
     grade = MODULE.grade(task, turns, Env(sandbox=sandbox))
     run = execute(task.body, SHIP_ONE_PRICE, sandbox)
     total = len(task.body.cases())
@@ -323,7 +329,8 @@ def test_grade_without_a_sandbox_refuses_rather_than_running_on_the_host():
 
 
 def test_model_prints_do_not_disturb_the_report(sandbox):
-    noisy = SPLIT_GOLD.replace("    return shares", "    print('@@sllmb-case {\"case\": 0}')\n    return shares")
+    forged = "    print('@@sllmb-case {\"case\": 0}')\n"
+    noisy = SPLIT_GOLD.replace("    return shares", forged + "    return shares")
     noisy = "print('importing')\n" + noisy
     assert execute(TASKS["code_split_bill"].body, noisy, sandbox).passed
 
@@ -469,3 +476,17 @@ def _assert_no_expected_values(body: CodeBody, requests: list[dict]) -> None:
             for text in later:
                 assert form not in text, f"expected value {form} leaked into feedback"
     assert checked > 0
+
+
+def test_file_names_may_not_shadow_the_standard_library():
+    with pytest.raises(ValueError, match="shadows the standard library"):
+        CodeBody.model_validate({"kind": "write", "entry": "f", "prompt": "p", "filename": "json.py",
+                                 "tests": [{"args": [], "expect": 1}]})
+
+
+def test_case_values_must_be_plain_data():
+    import datetime
+
+    with pytest.raises(ValueError, match="plain data"):
+        CodeBody.model_validate({"kind": "write", "entry": "f", "prompt": "p",
+                                 "tests": [{"args": [datetime.date(2025, 1, 2)], "expect": 1}]})
