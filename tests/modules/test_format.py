@@ -245,6 +245,11 @@ def test_think_block_is_not_graded():
     assert trial.passed
 
 
+def test_unclosed_think_block_is_not_graded():
+    trial = replay("fmt_escaped_config", [Action(text=dumps(CONFIG) + "\n<think>was that right? {broken")])
+    assert trial.passed
+
+
 def test_reasoning_field_is_not_graded():
     trial = replay("fmt_escaped_config", [Action(text=dumps(CONFIG), reasoning="The answer is {broken")])
     assert trial.passed
@@ -256,6 +261,13 @@ def test_truncated_reply_scores_zero():
     )
     assert trial.grade is not None and trial.grade.score == 0.0 and not trial.passed
     assert trial.truncation == "incomplete"
+
+
+def test_looping_truncated_reply_is_degenerate():
+    loop = '{"name": "Ops", "tags": [' + '"night", ' * 300
+    trial = replay("fmt_escaped_config", [Action(text=loop, finish_reason="length")])
+    assert trial.grade is not None and trial.grade.score == 0.0
+    assert trial.truncation == "degenerate" and trial.grade.hard_gate == "degenerate"
 
 
 def test_grading_twice_gives_the_same_grade():

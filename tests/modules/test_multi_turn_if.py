@@ -201,7 +201,8 @@ def test_unanswered_turns_fail_every_check():
 def test_think_blocks_are_stripped_before_grading():
     replies = list(GOLD["mti_banned_word"])
     replies[3] = "<think>Call it gluten-free? No, the word free is banned.</think>" + replies[3]
-    replies[4] = "<think>free refills would be natural but banned" + "</think>\n" + replies[4]
+    # A lone closing tag: the server's template opened the block for the model.
+    replies[4] = "free refills would be natural but the word is banned</think>\n" + replies[4]
     trial = play("mti_banned_word", replies)
     assert trial.passed, trial.grade.reason if trial.grade else trial.error
 
