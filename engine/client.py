@@ -170,8 +170,8 @@ class _StreamState:
         key = self._keys.get(index, index)
         slot = self.calls.get(key)
         new_id = part.get("id") or ""
-        restarted = slot is not None and new_id and slot["id"] and new_id != slot["id"]
-        if restarted and _complete_json(slot["args"]):
+        restarted = slot is not None and bool(new_id) and bool(slot["id"]) and new_id != slot["id"]
+        if slot is not None and restarted and _complete_json(slot["args"]):
             key = max(self.calls) + 1000
             self._keys[index] = key
             slot = None
