@@ -62,8 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--add-trials", type=int, default=0, metavar="N",
                    help="add N trials per task to an existing run (keeps the trials already done)")
     p.add_argument("--concurrency", "-c", type=_concurrency, metavar="N|auto",
-                   help="parallel trials (default auto: 1 for Ollama, LM Studio and llama-cpp-python, the slot "
-                        "count for llama.cpp, 4 for vLLM)")
+                   help="parallel trials (default auto: 1 for Ollama, LM Studio and llama-cpp-python, "
+                        "the slot count for llama.cpp, 4 for vLLM)")
     p.add_argument("--profile", choices=("full", "fast"), help="full bank (39 tasks) or the fast subset (17)")
     p.add_argument("--filter", "-k", dest="pattern", help="only tasks whose id matches this glob or substring")
     p.add_argument("--modules", type=_modules, help=f"comma-separated subset of: {','.join(MODULE_NAMES)}")
