@@ -211,7 +211,8 @@ class Row(_Model):
     settings: list[SettingItem]
     size: SizeFacts
     radar: RadarData
-    tasks: list[TaskRow]
+    # Per-task outcomes for the card; left out of leaderboard.json.
+    tasks: list[TaskRow] = []
 
 
 class TierGroup(_Model):

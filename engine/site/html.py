@@ -287,11 +287,12 @@ def _facts(items: Iterable[tuple[str, str]]) -> str:
 
 
 def radar_html(row: Row, links: Links) -> str:
+    # The data rides in an attribute, not a <script type="application/json">: Material's instant navigation
+    # re-creates script elements of a new page, and would drop that type.
     data = {"theta": row.radar.labels, "r": row.radar.values}
     return (
-        f'<div class="lb-radar" data-plotly-src="{esc(links.plotly())}" role="img" '
-        f'aria-label="radar of per-module pass^k"><script type="application/json">{safe_json(data)}</script>'
-        "</div>"
+        f'<div class="lb-radar" data-plotly-src="{esc(links.plotly())}" data-radar="{esc(safe_json(data))}" '
+        'role="img" aria-label="radar of per-module pass^k"></div>'
     )
 
 

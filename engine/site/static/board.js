@@ -77,9 +77,8 @@
   }
 
   function drawRadar(el) {
-    var holder = el.querySelector("script[type='application/json']");
-    if (!holder || el.offsetParent === null) return;
-    var data = JSON.parse(holder.textContent);
+    if (!el.dataset.radar || el.offsetParent === null) return;
+    var data = JSON.parse(el.dataset.radar);
     var colour = getComputedStyle(el).color;
     var theta = data.theta.concat(data.theta.slice(0, 1));
     var r = data.r.concat(data.r.slice(0, 1));

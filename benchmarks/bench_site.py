@@ -1,0 +1,106 @@
+"""Site benchmark: `mkdocs build --strict` for a synthetic fleet of 500 models.
+
+Targets: the build under 60 s on the project's 2-core machine; the leaderboard page under 500 KB (plotly.js is
+never part of it: only model cards load plotly, once, through the board script); plotly.js referenced by no
+page's own script tags and fetched at most once per page. The fleet is generated in a temporary folder
+first (not timed) and never committed.
+
+    python benchmarks/bench_site.py [--models 500] [--seed 1] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+BUILD_TARGET_S = 60.0
+PAGE_TARGET_KB = 500.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", type=Path, help="build into this folder and keep it")
+    args = parser.parse_args()
+
+    from engine.board import board_from_dir
+    from tests.helpers.fleet import make_fleet
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        t0 = time.perf_counter()
+        make_fleet(root, args.models, args.seed, unsized=args.models // 20)
+        print(f"fleet of {args.models} models written in {time.perf_counter() - t0:.1f} s (not timed)")
+
+        t0 = time.perf_counter()
+        board = board_from_dir(root / "results", root / "models.yaml")
+        board_s = time.perf_counter() - t0
+        print(
+            f"board alone: {board_s:.1f} s ({board.separability.pair_count} pairs, "
+            f"{board.separability.separable_count} separable)"
+        )
+
+        out = args.keep or root / "site"
+        env = dict(
+            os.environ,
+            NO_MKDOCS_2_WARNING="1",
+            SLLMB_SITE_RESULTS=str(root / "results"),
+            SLLMB_SITE_MODELS=str(root / "models.yaml"),
+        )
+        t0 = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(out)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        build_s = time.perf_counter() - t0
+        if done.returncode != 0:
+            print(done.stderr[-3000:])
+            return 1
+
+        board_page = out / "leaderboard" / "index.html"
+        page_kb = board_page.stat().st_size / 1024
+        pages = sorted(out.rglob("*.html"))
+        script_loads = sum(
+            1
+            for p in pages
+            for src in re.findall(r'<script[^>]+src="([^"]+)"', p.read_text(encoding="utf-8"))
+            if "plotly" in src
+        )
+        radar_pages = sum(1 for p in pages if 'class="lb-radar"' in p.read_text(encoding="utf-8"))
+        card = next((out / "models").glob("*/index.html"))
+        plotly_kb = (out / "assets" / "plotly.min.js").stat().st_size / 1024
+        json_kb = (out / "leaderboard.json").stat().st_size / 1024
+
+        print(
+            f"mkdocs build --strict: {build_s:.1f} s for {len(pages)} pages (target < {BUILD_TARGET_S:.0f} s)"
+        )
+        print(f"leaderboard page: {page_kb:.0f} KB without plotly.js (target < {PAGE_TARGET_KB:.0f} KB)")
+        print(
+            f"a model card page: {card.stat().st_size / 1024:.0f} KB; plotly.min.js {plotly_kb:.0f} KB, "
+            f"served once from assets/"
+        )
+        print(
+            f"pages with a radar: {radar_pages}; plotly.js <script> tags in pages: {script_loads} "
+            "(the board script fetches it on demand, once per page load)"
+        )
+        print(f"leaderboard.json: {json_kb:.0f} KB")
+        ok = build_s < BUILD_TARGET_S and page_kb < PAGE_TARGET_KB and script_loads == 0
+        print("targets met" if ok else "TARGET MISSED")
+        return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
