@@ -58,6 +58,17 @@ def server_command(entry: ModelEntry, model_file: Path, port: int, context: int,
     ]
 
 
+def _die_with_parent() -> None:
+    """Ask Linux to kill the server when the bench dies, even by SIGKILL, so no orphan keeps the port."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        pr_set_pdeathsig = 1
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
 def _wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path, timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -95,7 +106,8 @@ def embedded_server(
     log = Path(tempfile.gettempdir()) / f"sllmb-llama-server-{port}.log"
     cmd = server_command(entry, model_file, port, ctx, threads)
     with log.open("wb") as sink:
-        proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                preexec_fn=_die_with_parent)
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_ready(base, proc, log, ready_timeout_s)

@@ -27,7 +27,7 @@ from engine.modules import MODULES
 from engine.modules.base import Conversation, Env, LoadedTask
 from engine.preflight import ServerInfo, probe
 from engine.results import load_run_file, write_run_file
-from engine.schema import CheckpointHeader, Grade, Provenance, RunFile, RunSettings, TrialRecord
+from engine.schema import CheckpointHeader, Grade, Provenance, RunFile, RunSettings, TrialRecord, Turn
 
 
 @dataclass
@@ -65,6 +65,18 @@ class RunConfig:
     warm_up: bool = False
     ready_timeout_s: float = 300.0
     server_kind: str | None = None
+
+
+# Reasoning is kept in every trial record, clipped to this many characters unless --save-responses asks for
+# all of it: a thinking model can write tens of thousands of characters per turn.
+REASONING_KEPT_CHARS = 4000
+
+
+def _clip_reasoning(turn: Turn) -> Turn:
+    if turn.reasoning is None or len(turn.reasoning) <= REASONING_KEPT_CHARS:
+        return turn
+    cut = len(turn.reasoning) - REASONING_KEPT_CHARS
+    return turn.model_copy(update={"reasoning": turn.reasoning[:REASONING_KEPT_CHARS] + f"… [{cut} chars clipped]"})
 
 
 def _now() -> str:
@@ -215,7 +227,7 @@ class Runner:
             grade = Grade(score=0.0, passed=False, reason=exc.kind)
         turns = convo.turns
         if not cfg.save_responses:
-            turns = [t.model_copy(update={"reasoning": None}) if t.reasoning else t for t in turns]
+            turns = [_clip_reasoning(t) for t in turns]
         usages = [t.usage for t in convo.turns if t.usage is not None]
         return TrialRecord(
             task_id=task.id,

@@ -179,6 +179,8 @@ def _answer(turn: Turn) -> str:
 class Adversarial:
     name = "adversarial"
     version = "1"
+    # One task reads a document through a tool, so preflight must check the server's tool support.
+    uses_tools = True
     body_model = AdversarialBody
 
     async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None:

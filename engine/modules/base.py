@@ -50,6 +50,9 @@ class Module(Protocol):
     # Bumped when the grader or the task format changes meaning; part of every task hash of the module.
     version: str
     body_model: type[BaseModel]
+    # Optional class attributes the runner reads with getattr:
+    #   uses_tools = True   some task sends tools, so preflight checks the server supports them;
+    #   grade_blocks = True grade() runs code (the sandbox), so the runner grades it in a thread.
 
     async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None: ...
 

@@ -44,3 +44,31 @@ def test_run_with_no_endpoint_benchmarks_the_embedded_model(tmp_path):
     host, port = run.settings.endpoint_host.split(":")
     with pytest.raises(OSError):
         socket.create_connection((host, int(port)), timeout=2).close()
+
+
+def test_the_embedded_server_dies_with_a_killed_bench():
+    """A bench killed outright (SIGKILL) must not leave its llama.cpp server holding the port."""
+    import signal
+    import time
+
+    from engine.local_server import free_port
+
+    port = free_port()
+    bench = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--port", str(port)], cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = bench.stdout.readline()  # printed once the server answers
+        assert f"127.0.0.1:{port}" in line, line
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    finally:
+        bench.send_signal(signal.SIGKILL)
+        bench.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        except OSError:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the llama.cpp server outlived the bench that started it")

@@ -171,3 +171,14 @@ def test_output_under_a_file_exits_2_and_nothing_is_half_written(tmp_path):
         assert srv.requests == [], "no model call may happen before the output is known to be writable"
     assert done.returncode == 2 and "cannot write the output" in done.stderr
     assert blocker.read_text() == "keep me"
+
+
+def test_reasoning_is_kept_clipped_unless_save_responses(tmp_path):
+    long_thought = "because " * 1000
+    with ScriptedServer(sequence([Action(text="Answer: 85.80", reasoning=long_thought)])) as srv:
+        clipped = run_benchmark(config(srv.url, tmp_path / "a.json", trials=1, pattern="kn_rail*"))
+        full = run_benchmark(config(srv.url, tmp_path / "b.json", trials=1, pattern="kn_rail*", save_responses=True))
+    kept = [t for t in clipped.trials[0].turns if t.role == "assistant"][0].reasoning
+    assert kept.startswith("because") and "chars clipped" in kept and len(kept) < 4100
+    assert [t for t in full.trials[0].turns if t.role == "assistant"][0].reasoning.strip() == long_thought.strip()
+    assert clipped.trials[0].passed and full.trials[0].passed
