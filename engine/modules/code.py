@@ -320,7 +320,7 @@ def execute(body: CodeBody, code: str, sandbox: Any) -> Execution:
         if record.get("ok"):
             shown = f"returned {record.get('repr', '')}"
         else:
-            shown = f"raised an exception:\n{record.get('error', '')}"
+            shown = f"raised an exception:\n```\n{str(record.get('error', '')).strip()}\n```"
         out.cases.append(CaseResult(group, call, passed, shown))
     if out.failure is None and "done" not in kinds:
         if result.timed_out or result.killed_reason == "timeout":
@@ -331,7 +331,7 @@ def execute(body: CodeBody, code: str, sandbox: Any) -> Execution:
             out.failure = "output_limit"
         else:
             out.failure = "crashed"
-        out.failure_detail = f"exit status {result.exit_code}\n{result.stderr[-1200:]}"
+        out.failure_detail = f"exit status {result.exit_code}\n{result.stderr[-1200:]}".strip()
     return out
 
 
