@@ -12,9 +12,9 @@ seed, replays every recorded call in order (failure injection depends only on th
 meets the same faults the episode met) and hands the calls and the final answer to
 :func:`engine.world.grade_episode`. On top of its gates (forbidden tool, call budget) this module adds two
 that no appeal may cross: ``loop`` (one identical call repeated ``loop_threshold`` times) and
-``premature_stop`` (the model ended the episode itself while work it was asked to do was still untouched,
-or answered without making any call although the task needs some). Every gate zeros the score and keeps
-the breakdown.
+``premature_stop`` (the model ended the episode itself without acting: no call although the task needs
+some, or no change at all to the state although the task asks for changes). Every gate zeros the score
+and keeps the breakdown.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pydantic import Field, model_validator
 from engine.modules.base import Conversation, Env, LoadedTask, estimate_tokens
 from engine.schema import Grade, ToolCall, Turn
 from engine.world import World, WorldEpisode, WorldSpecError, call_budget, execute
-from engine.world.diff import ABSENT, flatten_state, same_value
+from engine.world.diff import ABSENT, changed_paths, flatten_state, same_value
 from engine.world.grading import expected_world
 
 # Shown to every model, so that a server whose chat template drops the ``tools`` field (llama.cpp with a
@@ -144,8 +144,10 @@ class Tools:
                 outcome = outcomes[n]
                 n += 1
                 if outcome.error_kind in _MALFORMED:
-                    malformed.append({"turn": turn_no, "tool": _clip(call.name, 64), "kind": outcome.error_kind,
-                                      "arguments": _clip(call.arguments), "answer": _clip(outcome.content)})
+                    malformed.append({
+                        "turn": turn_no, "tool": _clip(call.name, 64), "kind": outcome.error_kind,
+                        "arguments": _clip(call.arguments), "answer": _clip(outcome.content),
+                    })
         mismatched = sum(1 for told, o in zip(recorded, outcomes, strict=False) if told != o.content)
 
         # Work left untouched: target paths still at their seed value in the model's final state.
@@ -159,7 +161,12 @@ class Tools:
             if not same_value(final_flat.get(p, ABSENT), expected_flat.get(p, ABSENT))
             and same_value(final_flat.get(p, ABSENT), seed_flat.get(p, ABSENT))
         )
-        premature = stopped == "answered" and (bool(untouched) or (not calls and body.optimal > 0))
+        # A premature stop is ending the episode before acting at all: no call although the task needs
+        # some, or no change to the state although changes were asked for. Partial work left undone, or
+        # work done wrong, is a goal miss (with the leftovers noted), not a premature stop.
+        premature = stopped == "answered" and (
+            (not calls and body.optimal > 0) or (bool(targets) and not changed_paths(seed_flat, final_flat))
+        )
 
         details.update({
             "model_turns": len(assistant),
@@ -181,10 +188,13 @@ class Tools:
             if not calls:
                 reason = "answered without calling any tool although the task needs tool calls"
             else:
-                reason = f"stopped with {len(untouched)} requested change(s) never made, e.g. {untouched[0]}"
+                reason = f"stopped without changing anything; {len(targets)} requested change(s) never " \
+                         f"made, e.g. {untouched[0]}"
         if hard_gate is not None:
             score = 0.0
         notes = []
+        if untouched and hard_gate != "premature_stop":
+            notes.append(f"{len(untouched)} requested change(s) left untouched")
         if stopped == "max_turns":
             notes.append(f"ran out of turns ({task.task.max_turns}) without a final answer")
         if malformed:
