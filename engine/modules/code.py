@@ -151,7 +151,9 @@ def report(record):
 
 
 def tb_text(exc):
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.endswith("main.py")]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not (f.filename.endswith("main.py") or f.filename.startswith("<frozen")
+                      or "/importlib/" in f.filename)]
     text = "".join(traceback.format_list(frames)) + "".join(traceback.format_exception_only(type(exc), exc))
     return ("Traceback (most recent call last):\\n" + text)[-3000:]
 

@@ -490,3 +490,11 @@ def test_case_values_must_be_plain_data():
     with pytest.raises(ValueError, match="plain data"):
         CodeBody.model_validate({"kind": "write", "entry": "f", "prompt": "p",
                                  "tests": [{"args": [datetime.date(2025, 1, 2)], "expect": 1}]})
+
+
+def test_an_import_traceback_shows_the_models_file_not_the_import_machinery(sandbox):
+    body = TASKS["code_latest_event"].body
+    run = execute(body, 'def latest_event(events):\n    """unclosed\n    return None\n', sandbox)
+    text = feedback(body, run)
+    assert run.failure == "import_error" and "SyntaxError" in text and "shiftlog.py" in text
+    assert "importlib" not in text and "<frozen" not in text
