@@ -54,8 +54,8 @@ def fmt_share(value: float | None) -> str:
 
 
 def data_v(value: float | None) -> str:
-    """The sort key of a numeric cell; an empty key sorts last."""
-    return "" if value is None else repr(round(value, 6))
+    """The sort attribute of a numeric cell; a cell without one sorts last."""
+    return "" if value is None else f' data-v="{round(value, 4)!r}"'
 
 
 def static_text(name: str) -> str:
@@ -97,7 +97,7 @@ def chip(board: Board, links: Links) -> str:
 
 
 def tier_badge(tier: str | None) -> str:
-    return f'<span class="lb-tier-badge t-{esc(tier)}">{esc(tier)}</span>' if tier else ""
+    return f'<span class="lb-tb t-{esc(tier)}">{esc(tier)}</span>' if tier else ""
 
 
 def size_badge(row: Row) -> str:
@@ -110,9 +110,7 @@ def warn_mark(row: Row) -> str:
         mods = ", ".join(row.uncovered_modules)
         marks.append(f'<span class="lb-warn" title="judge did not cover every trial: {esc(mods)}">⚠</span>')
     if row.judge_state == "fallback":
-        marks.append(
-            '<span class="lb-unj" title="not judged: raw pass^k, not strictly comparable">unjudged</span>'
-        )
+        marks.append('<span class="lb-unj">unjudged</span>')
     if row.flags:
         text = "; ".join(f"{f.field}: {f.value} (most rows: {f.common})" for f in row.flags)
         marks.append(f'<span class="lb-flag" title="settings differ from the board: {esc(text)}">⚑</span>')
@@ -161,10 +159,10 @@ def _param_rows(slugs: Iterable[str], by_slug: dict[str, Row], links: Links) -> 
     for slug in slugs:
         r = by_slug[slug]
         out.append(
-            f'<tr><td data-v="{data_v(r.size.sort_params)}">{esc(r.size.label)}</td>'
+            f"<tr><td{data_v(r.size.sort_params)}>{esc(r.size.label)}</td>"
             f'<td><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>{size_badge(r)}{warn_mark(r)}</td>'
             f"<td>{tier_badge(r.tier)}</td>"
-            f'<td data-v="{data_v(r.headline)}">{fmt(r.headline)}</td></tr>'
+            f"<td{data_v(r.headline)}>{fmt(r.headline)}</td></tr>"
         )
     return "".join(out)
 
@@ -200,7 +198,7 @@ def _module_cell(cell: Any) -> str:
     if cell.delta is not None:
         sign = "up" if cell.delta > 0 else "down"
         pill = f'<span class="lb-pill {sign}">{cell.delta:+.2f}</span>'
-    return f'<td data-v="{data_v(cell.det)}">{fmt(cell.det, 2)}{star}{pill}</td>'
+    return f"<td{data_v(cell.det)}>{fmt(cell.det, 2)}{star}{pill}</td>"
 
 
 def detail_panel(board: Board, links: Links) -> str:
@@ -219,18 +217,18 @@ def detail_panel(board: Board, links: Links) -> str:
     for r in board.rows:
         cells = "".join(_module_cell(c) for c in r.modules)
         rows.append(
-            f'<tr><td data-v="{data_v(r.rank)}">{r.rank or "—"}</td>'
-            f'<td data-v="{esc(r.model.lower())}"><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>'
+            f"<tr><td{data_v(r.rank)}>{r.rank or '—'}</td>"
+            f'<td><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>'
             f"{size_badge(r)}{warn_mark(r)}</td>"
-            f'<td data-v="{data_v(r.size.sort_params)}">{esc(r.size.label)}</td>{cells}'
-            f'<td data-v="{data_v(r.det)}">{fmt(r.det, 3)}</td>'
-            f'<td data-v="{data_v(r.pass_k)}">{fmt(r.pass_k, 3)}</td>'
-            f'<td data-v="{data_v(r.judged_det)}">{fmt(r.judged_det, 3)}</td>'
-            f'<td data-v="{data_v(r.judged_pass)}">{fmt(r.judged_pass, 3)}</td>'
-            f'<td data-v="{r.tasks_scored}">{r.tasks_scored}</td>'
-            f'<td data-v="{data_v(r.run_time_min)}">{fmt(r.run_time_min)}</td>'
-            f'<td data-v="{data_v(r.decode_tps)}">{fmt(r.decode_tps)}</td>'
-            f'<td data-v="{data_v(r.first_try_code_rate)}">{fmt_share(r.first_try_code_rate)}</td></tr>'
+            f"<td{data_v(r.size.sort_params)}>{esc(r.size.label)}</td>{cells}"
+            f"<td{data_v(r.det)}>{fmt(r.det, 3)}</td>"
+            f"<td{data_v(r.pass_k)}>{fmt(r.pass_k, 3)}</td>"
+            f"<td{data_v(r.judged_det)}>{fmt(r.judged_det, 3)}</td>"
+            f"<td{data_v(r.judged_pass)}>{fmt(r.judged_pass, 3)}</td>"
+            f"<td{data_v(r.tasks_scored)}>{r.tasks_scored}</td>"
+            f"<td{data_v(r.run_time_min)}>{fmt(r.run_time_min)}</td>"
+            f"<td{data_v(r.decode_tps)}>{fmt(r.decode_tps)}</td>"
+            f"<td{data_v(r.first_try_code_rate)}>{fmt_share(r.first_try_code_rate)}</td></tr>"
         )
     return (
         '<p class="lb-note">Module columns: raw det score (0–1) with the judge’s change as a pill; '

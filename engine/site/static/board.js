@@ -39,8 +39,12 @@
     th.setAttribute("aria-sort", next);
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
+    function key(row) {
+      var cell = row.cells[index];
+      return numeric ? (cell.dataset.v || "") : cell.textContent.trim().toLowerCase();
+    }
     rows.sort(function (ra, rb) {
-      var a = ra.cells[index].dataset.v || "", b = rb.cells[index].dataset.v || "";
+      var a = key(ra), b = key(rb);
       if (a === "" || b === "") return compare(a, b, numeric);
       var c = compare(a, b, numeric);
       return next === "descending" ? -c : c;
