@@ -66,7 +66,8 @@ def _die_with_parent() -> None:
 
         pr_set_pdeathsig = 1
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+        # SIGKILL, not SIGTERM: uvicorn would otherwise wait for the generation in flight to finish.
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
 def _wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path, timeout_s: float) -> None:
