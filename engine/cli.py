@@ -18,6 +18,8 @@ COMMAND_MODULES = (
     "engine.commands.run",
     "engine.commands.serve",
     "engine.commands.tasks",
+    "engine.commands.schema",
+    "engine.commands.index",
     "engine.commands.score",
     "engine.commands.judge",
     "engine.commands.items",

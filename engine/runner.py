@@ -55,6 +55,12 @@ class RunConfig:
     server_meta: dict = field(default_factory=dict)
     sandbox: object = None
     sandbox_backend: str | None = None
+    # How the code sandbox is chosen when ``sandbox`` is not given (--sandbox, --sandbox-memory,
+    # --allow-unsandboxed); ``sandbox_candidates`` replaces the automatic backend list (tests, custom setups).
+    sandbox_name: str | None = None
+    sandbox_memory_mb: int = 256
+    allow_unsandboxed: bool = False
+    sandbox_candidates: list | None = None
     skipped_tasks: dict[str, str] = field(default_factory=dict)
     max_retries: int = 4
     backoff_s: float = 1.0
@@ -424,10 +430,42 @@ async def preflight(cfg: RunConfig) -> ServerInfo:
     return info
 
 
+def prepare_sandbox(cfg: RunConfig) -> None:
+    """Choose the code sandbox once, when code tasks are selected. Fail-closed: with no working backend the
+    code tasks are skipped (recorded with the reason, printed) and the rest runs; they run unconfined only
+    with ``allow_unsandboxed``. The result file records the backend either way."""
+    from engine.modules.code import open_sandbox, sandbox_label
+
+    if cfg.sandbox is not None:
+        cfg.sandbox_backend = cfg.sandbox_backend or sandbox_label(cfg.sandbox)
+        return
+    if cfg.modules and "code" not in cfg.modules:
+        return
+    try:
+        tasks = select(load_bank(cfg.tasks_dir), profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
+    except UserError:
+        return  # the run's own planning reports a bad bank or selection
+    code_ids = [t.id for t in tasks if t.task.module == "code" and t.id not in cfg.skipped_tasks]
+    if not code_ids:
+        return
+    cfg.sandbox, label = open_sandbox(cfg.sandbox_name, cfg.allow_unsandboxed, cfg.sandbox_memory_mb,
+                                      cfg.sandbox_candidates)
+    if cfg.sandbox is not None:
+        cfg.sandbox_backend = label
+        return
+    cfg.sandbox_backend = "none (code tasks skipped)"
+    if len(code_ids) == len(tasks):
+        raise UserError(f"every selected task is a code task and {label}")
+    for tid in code_ids:
+        cfg.skipped_tasks[tid] = label
+    print(f"warning: {len(code_ids)} code task(s) skipped, the rest runs: {label}", file=sys.stderr)
+
+
 def run_benchmark(cfg: RunConfig) -> RunFile:
     """Preflight, context check, then the run. Raises ``UserError`` for anything the user must fix."""
 
     async def main() -> RunFile:
+        prepare_sandbox(cfg)
         await preflight(cfg)
         return await Runner(cfg).run()
 

@@ -129,6 +129,9 @@ def build_config(args: argparse.Namespace, settings: Settings) -> RunConfig:
         show_progress=not args.quiet,
         top_p=args.top_p,
         warm_up=args.warm_up,
+        sandbox_name=settings.get("BENCH_SANDBOX", args.sandbox, str, None),  # type: ignore[arg-type]
+        sandbox_memory_mb=args.sandbox_memory,
+        allow_unsandboxed=args.allow_unsandboxed,
     )
 
 
