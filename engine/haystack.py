@@ -284,7 +284,7 @@ def _chain(spec: ChainSpec, rng: SeededStream) -> tuple[Chain, list[Insert]]:
         value = new_value()
         decoy_roots[value] = chain[-1]
         points = sorted(lo + (hi - lo) * rng.below(1000) / 1000 for _ in chain)
-        for i, (name, depth) in enumerate(zip(chain, points)):
+        for i, (name, depth) in enumerate(zip(chain, points, strict=True)):
             source = value if i == 0 else chain[i - 1]
             inserts.append(Insert(at=depth, text=f"Set {name} = {source}."))
     return Chain(final=main[-1], value=root, names=tuple(main), decoy_roots=decoy_roots), inserts
@@ -293,7 +293,8 @@ def _chain(spec: ChainSpec, rng: SeededStream) -> tuple[Chain, list[Insert]]:
 def _place(units: list, inserts: Sequence[Insert]) -> list:
     """Put each insert at its depth in a flat list of units, keeping inserts in their own order at ties."""
     ordered = sorted(enumerate(inserts), key=lambda p: (p[1].at, p[0]))
-    slots = [(min(len(units), max(0, round(ins.at * len(units)))), i, ins) for i, (_, ins) in enumerate(ordered)]
+    slots = [(min(len(units), max(0, round(ins.at * len(units)))), i, ins)
+             for i, (_, ins) in enumerate(ordered)]
     out = list(units)
     for position, _, ins in sorted(slots, key=lambda s: (s[0], s[1]), reverse=True):
         out.insert(position, ins)

@@ -75,7 +75,8 @@ class LongContextBody(_Body):
             chain = ChainSpec(hops=self.chain.hops, decoys=tuple(self.chain.decoys), span=self.chain.span)
         return HaystackSpec(
             seed=self.seed, title=self.title, filler_tokens=self.filler_tokens, style=self.style,
-            speakers=tuple(self.speakers), inserts=tuple(Insert(n.at, n.text) for n in self.needles), chain=chain,
+            speakers=tuple(self.speakers), inserts=tuple(Insert(n.at, n.text) for n in self.needles),
+            chain=chain,
         )
 
     @model_validator(mode="after")

@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 PROSE = HaystackSpec(seed="test/prose/one", title="Notes", filler_tokens=1500,
                      inserts=(Insert(0.25, "NEEDLE-A sits here."), Insert(0.75, "NEEDLE-B sits here.")))
 MEETING = HaystackSpec(seed="test/meeting/one", title="Weekly", filler_tokens=1200, style="meeting",
-                       speakers=("Ana", "Bo", "Cy"), inserts=(Insert(0.5, "Ana: FIRST line\nBo: SECOND line"),))
+                       speakers=("Ana", "Bo", "Cy"),
+                       inserts=(Insert(0.5, "Ana: FIRST line\nBo: SECOND line"),))
 CHAIN = HaystackSpec(seed="test/chain/one", title="Ledger", filler_tokens=3000, chain=ChainSpec(6, (2, 3)))
 
 # Digests of reference documents for HAYSTACK_VERSION "1". If the generator changes, these change: bump

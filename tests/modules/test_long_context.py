@@ -33,7 +33,7 @@ MODULE_CHAIN = __import__("engine.modules.long_context", fromlist=["haystack"]).
 
 CASES = {
     "lc_stale_code": (
-        "The notes first give 4471, but the office later retired it; the east door now takes 9082.\nAnswer: 9082",
+        "The notes first give 4471, but the office later retired it; the door now takes 9082.\nAnswer: 9082",
         ["Answer: 4471", "Answer: 5530", "Answer: 9082 (it used to be 4471)"],
     ),
     "lc_no_overlap": (
@@ -127,7 +127,8 @@ def test_served_context_check_refuses_the_chain_on_8k_unless_allowed():
     gold = CASES["lc_variable_chain"][0]
     with pytest.raises(UserError, match="lc_variable_chain"):
         replay("lc_variable_chain", [Action(text=gold)], served_context=8192)
-    trial = replay("lc_variable_chain", [Action(text=gold)], served_context=8192, allow_undersized_context=True)
+    trial = replay("lc_variable_chain", [Action(text=gold)], served_context=8192,
+                   allow_undersized_context=True)
     assert trial.passed
     trial = replay("lc_meeting_owner", [Action(text="Answer: Dana")], served_context=8192)
     assert trial.passed
@@ -170,5 +171,5 @@ def test_a_wrong_answer_in_the_yaml_is_a_clear_load_error(tmp_path):
     bad_dir.mkdir()
     bad = bad_dir / "lc_variable_chain.yaml"
     bad.write_text(source.replace(f'answer: "{MODULE_CHAIN.chain.value}"', 'answer: "12345"'))
-    with pytest.raises(UserError, match=r"lc_variable_chain.yaml.*\n.*body.*not what the generated chain holds"):
+    with pytest.raises(UserError, match=r"chain.yaml.*\n.*body.*not what the generated chain holds"):
         load_task(bad)
