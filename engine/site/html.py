@@ -119,7 +119,7 @@ def warn_mark(row: Row) -> str:
 
 def _bar(row: Row, links: Links) -> str:
     hatch = " h" if row.judge_state == "fallback" else ""
-    width = fmt(row.headline, 2)
+    width = fmt(row.headline)
     return (
         f'<a class="lb-b" href="{esc(links.model(row.slug))}"><span class="n">{esc(row.model)}'
         f"{size_badge(row)}{warn_mark(row)}</span>"
@@ -159,10 +159,10 @@ def _param_rows(slugs: Iterable[str], by_slug: dict[str, Row], links: Links) -> 
     for slug in slugs:
         r = by_slug[slug]
         out.append(
-            f"<tr><td{data_v(r.size.sort_params)}>{esc(r.size.label)}</td>"
+            f"<tr><td>{esc(r.size.label)}</td>"
             f'<td><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>{size_badge(r)}{warn_mark(r)}</td>'
             f"<td>{tier_badge(r.tier)}</td>"
-            f"<td{data_v(r.headline)}>{fmt(r.headline)}</td></tr>"
+            f"<td>{fmt(r.headline)}</td></tr>"
         )
     return "".join(out)
 
