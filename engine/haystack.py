@@ -17,6 +17,7 @@ variable chain, the generated assignments) are the only places where an answer c
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -301,8 +302,12 @@ def _place(units: list, inserts: Sequence[Insert]) -> list:
     return out
 
 
+@functools.lru_cache(maxsize=32)
 def build(spec: HaystackSpec) -> Haystack:
-    """The document for ``spec``. Pure: same spec and version, same bytes."""
+    """The document for ``spec``. Pure: same spec and version, same bytes.
+
+    Cached because it is pure and costly (a 32k-token document takes a second): the bank builds every
+    document to validate its task, and the module builds it again for the prompt."""
     if spec.style == "meeting" and len(spec.speakers) < 2:
         raise ValueError("a meeting transcript needs at least two speakers")
     rng = SeededStream(f"{HAYSTACK_VERSION}|filler|{spec.seed}")

@@ -62,6 +62,8 @@ class RunConfig:
     allow_unsandboxed: bool = False
     sandbox_candidates: list | None = None
     skipped_tasks: dict[str, str] = field(default_factory=dict)
+    # The task bank, loaded on first use so that preflight, the sandbox choice and planning share one load.
+    bank: list[LoadedTask] | None = field(default=None, repr=False)
     max_retries: int = 4
     backoff_s: float = 1.0
     request_timeout_s: float = 600.0
@@ -83,6 +85,12 @@ def _clip_reasoning(turn: Turn) -> Turn:
         return turn
     cut = len(turn.reasoning) - REASONING_KEPT_CHARS
     return turn.model_copy(update={"reasoning": turn.reasoning[:REASONING_KEPT_CHARS] + f"… [{cut} chars clipped]"})
+
+
+def _bank(cfg: RunConfig) -> list[LoadedTask]:
+    if cfg.bank is None:
+        cfg.bank = load_bank(cfg.tasks_dir)
+    return cfg.bank
 
 
 def _now() -> str:
@@ -154,7 +162,7 @@ class Runner:
     def plan(self) -> tuple[list[LoadedTask], Checkpoint, CheckpointHeader, list[TrialRecord], int]:
         """Select tasks, reconcile with what a previous attempt left, and say which trials remain."""
         cfg = self.cfg
-        tasks = select(load_bank(cfg.tasks_dir), profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
+        tasks = select(_bank(cfg), profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
         tasks = [t for t in tasks if t.id not in cfg.skipped_tasks]
         if not tasks:
             raise UserError("no task matches the selection (check --profile, --modules and --filter)")
@@ -398,7 +406,7 @@ def _needs_tools(cfg: RunConfig) -> bool:
     if cfg.modules and not any(_uses_tools(m) for m in cfg.modules):
         return False  # decided by the modules alone, without loading the bank
     try:
-        bank = load_bank(cfg.tasks_dir)
+        bank = _bank(cfg)
         tasks = select(bank, profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
     except UserError:
         return False  # the run's own planning reports a bad bank or selection
@@ -442,7 +450,7 @@ def prepare_sandbox(cfg: RunConfig) -> None:
     if cfg.modules and "code" not in cfg.modules:
         return
     try:
-        tasks = select(load_bank(cfg.tasks_dir), profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
+        tasks = select(_bank(cfg), profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
     except UserError:
         return  # the run's own planning reports a bad bank or selection
     code_ids = [t.id for t in tasks if t.task.module == "code" and t.id not in cfg.skipped_tasks]
