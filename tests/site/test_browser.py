@@ -136,7 +136,12 @@ def test_hostile_model_name_is_text_everywhere(fleet_site: Path, fleet_url: str,
     assert page.locator("[data-panel=detail]").inner_text().count(HOSTILE) == 1
     # The search index holds the name too: its results must show it as text.
     page.click(".md-search__input")
-    page.fill(".md-search__input", "onerror")
+    # Material fills the index in a worker; a query typed before it is ready is not re-run.
+    page.wait_for_function(
+        "(() => { const m = document.querySelector('.md-search-result__meta');"
+        " return m && !/Initializing/i.test(m.textContent); })()", timeout=30_000)
+    # Typed key by key: Material searches on keyboard input, which fill() does not send.
+    page.locator(".md-search__input").press_sequentially("onerror", delay=30)
     page.wait_for_selector(".md-search-result__item", timeout=20_000)
     assert page.locator(".md-search-result img[src=x]").count() == 0
     assert "<img src=x" in page.inner_text(".md-search-result")
