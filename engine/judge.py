@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -37,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.client import ChatClient, ClientSettings
 from engine.errors import BenchError, UserError
-from engine.fileio import atomic_write_text
+from engine.results import read_json_model, write_json_model
 from engine.schema import RunFile, TrialRecord, Turn
 from engine.scoring import DEFAULT_PRESET, Scorecard, score_run
 
@@ -177,22 +176,11 @@ def judged_path_for(raw_path: Path) -> Path:
 
 
 def write_judged_file(path: Path, judged: JudgedFile) -> None:
-    atomic_write_text(path, json.dumps(judged.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n")
+    write_json_model(path, judged)
 
 
 def load_judged_file(path: Path) -> JudgedFile:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read judged file: {exc}") from exc
-    try:
-        return JudgedFile.model_validate_json(text)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise UserError(
-            f"{path}: not a valid judged file ({where}: {first['msg']}); re-run `judge` to write it again"
-        ) from exc
+    return read_json_model(path, JudgedFile, "judged file", "; re-run `judge` to write it again")
 
 
 def file_sha256(path: Path) -> str:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from engine.errors import UserError
 from engine.fileio import atomic_write_text
 from engine.schema import RunFile
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def model_slug(model: str) -> str:
@@ -23,23 +26,33 @@ def default_output(model: str, results_dir: Path = Path("results")) -> Path:
     return results_dir / f"{model_slug(model)}_raw_results.json"
 
 
-def write_run_file(path: Path, run: RunFile) -> None:
-    atomic_write_text(path, json.dumps(run.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n")
+def write_json_model(path: Path, model: BaseModel) -> None:
+    """Write a file model as indented JSON, atomically."""
+    atomic_write_text(path, json.dumps(model.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n")
 
 
-def load_run_file(path: Path) -> RunFile:
+def read_json_model(path: Path, cls: type[M], what: str, fix: str = "") -> M:
+    """Read and validate a JSON file model; any problem is a ``UserError`` naming the file and the field."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise UserError(f"{path}: cannot read result file: {exc}") from exc
+        raise UserError(f"{path}: cannot read {what}: {exc}") from exc
     try:
-        return RunFile.model_validate_json(text)
+        return cls.model_validate_json(text)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise UserError(
-            f"{path}: not a valid result file ({where}: {first['msg']}; {exc.error_count()} problem(s) in all)"
-        ) from exc
+        count = exc.error_count()
+        message = f"{path}: not a valid {what} ({where}: {first['msg']}; {count} problem(s) in all){fix}"
+        raise UserError(message) from exc
+
+
+def write_run_file(path: Path, run: RunFile) -> None:
+    write_json_model(path, run)
+
+
+def load_run_file(path: Path) -> RunFile:
+    return read_json_model(path, RunFile, "result file")
 
 
 def result_json_schema() -> dict:

@@ -80,7 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--thinking", type=_thinking, metavar="on|off",
                    help="ask the server to turn reasoning on or off (unset: the server's default)")
     p.add_argument("--save-responses", action="store_true",
-                   help="keep all of the model's reasoning text (by default each turn keeps its first 4,000 characters)")
+                   help="keep all reasoning text (by default each turn keeps its first 4,000 characters)")
     p.add_argument("--allow-undersized-context", action="store_true",
                    help="run even when the served context window is too small for some tasks")
     p.add_argument("--tasks-dir", type=Path, help="task bank folder (default ./tasks)")
