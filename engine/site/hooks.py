@@ -1,8 +1,10 @@
 """MkDocs hook: one page per model, the board's assets and ``leaderboard.json``, and a nav built from the
 pages that exist.
 
-mkdocs-macros fills pages but cannot create them, so the model pages are added here as generated files.
-They are rendered with ``render_macros: false``: a model name is data, and must never reach Jinja.
+mkdocs-macros fills pages but cannot create them, so the model pages are added here as generated files: one
+per board row (our runs) and one per Small LM Index model, a model that is both having one page with the card
+and the index section (``engine.site.index_macros.plan_model_pages`` decides where each page lives). They are
+rendered with ``render_macros: false``: a model name is data, and must never reach Jinja.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from mkdocs.structure.files import File, Files  # noqa: E402
 from engine.board import board_json  # noqa: E402
 from engine.site.context import site_board  # noqa: E402
 from engine.site.html import STATIC_DIR, Links, card_html, esc  # noqa: E402
+from engine.site.index_macros import IndexSite, ModelPages, plan_model_pages  # noqa: E402
 
 # Methodology pages in reading order; a page not listed here follows, in name order.
 METHODOLOGY_ORDER = (
@@ -82,20 +85,60 @@ def on_config(config: Any) -> Any:
     return config
 
 
-def model_page(board: Any, slug: str) -> str:
-    """The Markdown of one model's page: front matter, a raw-HTML title and the card."""
-    row = board.row(slug)
-    links = Links(root="../../")
-    meta = {"title": esc(row.model), "render_macros": False, "search": {"boost": 0.5}}
+def _page(title: str, body: str) -> str:
+    """A generated page: front matter, a raw-HTML title and ``body`` (finished, escaped HTML)."""
+    meta = {"title": esc(title), "render_macros": False, "search": {"boost": 0.5}}
     # JSON is valid YAML: the title is quoted whatever it holds.
     front = "\n".join(f"{k}: {json.dumps(v)}" for k, v in meta.items())
-    return f"---\n{front}\n---\n\n<h1>{esc(row.model)}</h1>\n\n{card_html(board, row, links)}\n"
+    return f"---\n{front}\n---\n\n<h1>{esc(title)}</h1>\n\n{body}\n"
+
+
+def model_page(
+    board: Any, slug: str, index: IndexSite | None = None, pages: ModelPages | None = None
+) -> str:
+    """The Markdown of a board row's page: the card, and the row's index model when it has one."""
+    row = board.row(slug)
+    links = Links(root="../../")
+    model_id = None if pages is None else pages.merged.get(slug)
+    if index is not None and model_id is not None:
+        entry = index.result().row(model_id).entry
+        body = (
+            f'<p class="lb-note">Our run of this model: <code>{esc(row.model)}</code>.</p>\n\n'
+            f'<h2 id="our-run">Our run</h2>\n\n{card_html(board, row, links, heading_level=3)}\n\n'
+            f'<h2 id="small-lm-index">Small LM Index</h2>\n\n{index.model_html(model_id)}'
+        )
+        return _page(entry.name, body)
+    body = card_html(board, row, links)
+    other = None if pages is None else pages.also.get(slug)
+    if index is not None and other is not None:
+        name = index.result().row(other).entry.name
+        body = (
+            f'<p class="lb-note">Small LM Index entry for this model: '
+            f'<a href="../{esc(pages.index_page[other])}/">{esc(name)}</a>.</p>\n\n{body}'
+        )
+    return _page(row.model, body)
+
+
+def index_model_page(index: IndexSite, model_id: str) -> str:
+    """The Markdown of an index model's page when no board row carries it."""
+    return _page(index.result().row(model_id).entry.name, index.model_html(model_id))
+
+
+def _index_site(config: Any) -> IndexSite:
+    root = Path(config["config_file_path"]).resolve().parent
+    return IndexSite(root, repo_url=config.get("repo_url"))
 
 
 def on_files(files: Files, config: Any) -> Files:
     board = site_board(config)
+    index = _index_site(config)
+    pages = plan_model_pages([(r.model, r.slug) for r in board.rows], index.entries())
     for row in board.rows:
-        files.append(File.generated(config, f"models/{row.slug}.md", content=model_page(board, row.slug)))
+        content = model_page(board, row.slug, index, pages)
+        files.append(File.generated(config, f"models/{row.slug}.md", content=content))
+    for model_id in pages.index_only():
+        content = index_model_page(index, model_id)
+        files.append(File.generated(config, f"models/{pages.index_page[model_id]}.md", content=content))
     for name in ("board.js", "board.css"):
         files.append(File.generated(config, f"assets/{name}", abs_src_path=str(STATIC_DIR / name)))
     files.append(File.generated(config, "assets/plotly.min.js", abs_src_path=str(_plotly_path())))

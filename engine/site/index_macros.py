@@ -11,6 +11,7 @@ import html
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -106,8 +107,13 @@ def table_rows(result: IndexResult) -> list[dict]:
     return rows
 
 
-def render_table_html(rows: list[dict]) -> str:
-    """The sortable, filterable leaderboard; sorting and filters are in assets/index/index-table.js."""
+def render_table_html(rows: list[dict], pages: dict[str, str] | None = None) -> str:
+    """The sortable, filterable leaderboard; sorting and filters are in assets/index/index-table.js.
+
+    ``pages`` maps a model id to its page folder under ``models/`` (``ModelPages.index_page``); an id not in
+    it has its page at ``models/<id>/``.
+    """
+    pages = pages or {}
     region_opts = "".join(f'<option value="{esc(r)}">{esc(r)}</option>' for r in REGIONS)
     size_opts = "".join(f'<option value="{esc(s)}">{esc(s)}</option>' for s in SIZE_CLASSES)
     filters = (
@@ -131,7 +137,8 @@ def render_table_html(rows: list[dict]) -> str:
             f'data-open="{int(r["fully_open"])}" data-ft="{int(r["fine_tune"])}" '
             f'data-independent="{int(r["independent"])}"'
         )
-        name = f'<a href="../models/{esc(r["id"])}/">{esc(r["name"])}</a><br><small>{esc(r["lab"])}</small>'
+        page = pages.get(r["id"], r["id"])
+        name = f'<a href="../models/{esc(page)}/">{esc(r["name"])}</a><br><small>{esc(r["lab"])}</small>'
         tds = [
             f'<td data-value="{esc(r["rank"] or "")}">{esc(r["rank"] or "")}</td>',
             f'<td data-value="{esc(r["name"].lower())}">{name}</td>',
@@ -456,11 +463,73 @@ def render_speed_html(speed: dict | None) -> str:
     )
 
 
+# ------------------------------------------------------------------------------------------------ page plan
+
+
+@dataclass(frozen=True)
+class ModelPages:
+    """Where each model's page lives under ``models/``, when the board and the index share one folder.
+
+    A board row (one of our runs, page ``models/<slug>/``) belongs to an index model when the run's model name
+    is the model's id or is listed in its ``bench_models`` (the rule ``runs_for`` uses). Such a model gets one
+    page, at the row's slug, holding the card and the index section; a model with several matching rows has
+    its page at the first slug, and the other rows' pages link to it. An index model with no row has its page
+    at its id, or at ``<id>-index`` (then ``-index-2`` ...) when a board slug already takes that folder.
+    """
+
+    index_page: dict[str, str]  # index id -> page folder
+    merged: dict[str, str]  # board slug -> index id shown in full on that page
+    also: dict[str, str]  # board slug -> index id whose page is another row's
+
+    def index_only(self) -> list[str]:
+        """The ids whose page the board does not make: every id not shown in full on a row's page."""
+        shown = set(self.merged.values())
+        return [i for i in self.index_page if i not in shown]
+
+
+def plan_model_pages(rows: Sequence[tuple[str, str]], entries: Sequence[ModelEntry]) -> ModelPages:
+    """``rows`` are the board's (run model name, slug) pairs; ``entries`` the index models."""
+    ids = sorted(e.id for e in entries)
+    by_bench: dict[str, list[str]] = {}
+    for e in sorted(entries, key=lambda e: e.id):
+        for name in e.bench_models:
+            by_bench.setdefault(name, []).append(e.id)
+    known = set(ids)
+    matched: dict[str, list[str]] = {}
+    for name, slug in sorted(rows, key=lambda r: r[1]):
+        # The id itself wins over another model's bench_models; between bench_models, the first id.
+        model_id = name if name in known else (by_bench.get(name) or [None])[0]
+        if model_id is not None:
+            matched.setdefault(model_id, []).append(slug)
+    index_page: dict[str, str] = {}
+    merged: dict[str, str] = {}
+    also: dict[str, str] = {}
+    for model_id, slugs in matched.items():
+        index_page[model_id] = slugs[0]
+        merged[slugs[0]] = model_id
+        also.update({slug: model_id for slug in slugs[1:]})
+    taken = {slug for _, slug in rows} | known
+    for model_id in ids:
+        if model_id in index_page:
+            continue
+        folder = model_id
+        # models/index.md would be the folder's own page (models/), not models/index/.
+        if folder in {slug for _, slug in rows} or folder == "index":
+            folder, n = f"{model_id}-index", 1
+            while folder in taken:
+                n += 1
+                folder = f"{model_id}-index-{n}"
+            taken.add(folder)
+        index_page[model_id] = folder
+    return ModelPages(index_page=dict(sorted(index_page.items())), merged=merged, also=also)
+
+
 # ------------------------------------------------------------------------------------------------ calculator
 
 
 def calculator_json(entries: list[ModelEntry]) -> str:
-    """Data for the calculator page, safe to place inside <script type="application/json">."""
+    """Data for the calculator page: JSON with no ``<``, ``>`` or ``&`` (the page holds it, HTML-escaped, in
+    a ``data-`` attribute)."""
     text = json.dumps(
         {"tables": calculator_tables(), "models": calculator_models(entries)}, ensure_ascii=False
     )
@@ -468,9 +537,10 @@ def calculator_json(entries: list[ModelEntry]) -> str:
 
 
 def render_calculator_html(entries: list[ModelEntry]) -> str:
+    # The data sits in an attribute, not in a <script type="application/json">: Material's instant navigation
+    # re-creates every <script> of the page without its type and id, which would run the JSON and lose it.
     return (
-        f'<script type="application/json" id="cir-data">{calculator_json(entries)}</script>'
-        '<div class="cir-form">'
+        f'<div class="cir-form" id="cir-data" data-cir="{esc(calculator_json(entries))}">'
         '<label>Model <select id="cir-model"></select></label>'
         '<label>Device <select id="cir-device"></select></label>'
         '<label>Quantisation <select id="cir-quant"></select></label>'
@@ -560,9 +630,18 @@ def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
     conf = getattr(env, "conf", None) or {}
     site = IndexSite(project, data_dir, repo_url=conf.get("repo_url") if hasattr(conf, "get") else None)
 
+    def page_folders() -> dict[str, str]:
+        """Each index model's page folder, as the hook planned it (the board's rows can take a folder)."""
+        if not (hasattr(conf, "get") and conf.get("config_file_path")):
+            return {}
+        from engine.site.context import site_board
+
+        rows = [(r.model, r.slug) for r in site_board(conf).rows]
+        return plan_model_pages(rows, site.entries()).index_page
+
     @env.macro
     def index_table() -> str:
-        return render_table_html(table_rows(site.result()))
+        return render_table_html(table_rows(site.result()), page_folders())
 
     @env.macro
     def index_chart(axis: str) -> str:

@@ -1,5 +1,6 @@
 /* "Can I run it?" — the browser copy of engine/index/hardware.py. Same formula, same tables (read from the
- * JSON the page embeds); tests/index/test_calculator_js.py checks both give the same numbers.
+ * JSON the page holds in the data-cir attribute of #cir-data); tests/index/test_calculator_js.py checks both
+ * give the same numbers.
  * Plain JS, no libraries. Works in the browser and under node (module.exports) for the test. */
 (function (root) {
   "use strict";
@@ -43,7 +44,7 @@
     var dataEl = document.getElementById("cir-data");
     if (!dataEl || dataEl.getAttribute("data-mounted") === "1") { return; }
     dataEl.setAttribute("data-mounted", "1");
-    var data = JSON.parse(dataEl.textContent);
+    var data = JSON.parse(dataEl.getAttribute("data-cir"));
     var t = data.tables;
     var mSel = document.getElementById("cir-model");
     var dSel = document.getElementById("cir-device");
@@ -76,10 +77,21 @@
     module.exports = api;
   } else {
     root.CanIRunIt = api;
-    if (root.document$ && typeof root.document$.subscribe === "function") {
-      root.document$.subscribe(mount); // Material's instant navigation
+    // Mount now if the page is parsed, else once it is; and on every page Material's instant navigation
+    // swaps in (document$). On a direct load this script runs before Material's bundle defines document$,
+    // so the subscription is made when the page is ready. One subscription per window: the script runs
+    // again each time the page is reached in-site, and mount() does nothing twice for one page.
+    var ready = function () {
+      mount();
+      if (!root.__cirSubscribed && root.document$ && typeof root.document$.subscribe === "function") {
+        root.__cirSubscribed = true;
+        root.document$.subscribe(function () { mount(); });
+      }
+    };
+    if (root.document && root.document.readyState === "loading") {
+      root.document.addEventListener("DOMContentLoaded", ready);
     } else if (root.document) {
-      root.document.addEventListener("DOMContentLoaded", mount);
+      ready();
     }
   }
 })(typeof window !== "undefined" ? window : this);
