@@ -93,9 +93,7 @@ def _page(title: str, body: str) -> str:
     return f"---\n{front}\n---\n\n<h1>{esc(title)}</h1>\n\n{body}\n"
 
 
-def model_page(
-    board: Any, slug: str, index: IndexSite | None = None, pages: ModelPages | None = None
-) -> str:
+def model_page(board: Any, slug: str, index: IndexSite | None = None, pages: ModelPages | None = None) -> str:
     """The Markdown of a board row's page: the card, and the row's index model when it has one."""
     row = board.row(slug)
     links = Links(root="../../")

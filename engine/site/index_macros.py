@@ -474,7 +474,8 @@ class ModelPages:
     is the model's id or is listed in its ``bench_models`` (the rule ``runs_for`` uses). Such a model gets one
     page, at the row's slug, holding the card and the index section; a model with several matching rows has
     its page at the first slug, and the other rows' pages link to it. An index model with no row has its page
-    at its id, or at ``<id>-index`` (then ``-index-2`` ...) when a board slug already takes that folder.
+    at its id, or at ``<id>-index`` (then ``-index-2`` ...) when a board slug already takes that folder or the
+    id is ``index`` (``models/index.md`` would be ``models/`` itself).
     """
 
     index_page: dict[str, str]  # index id -> page folder
