@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import datetime as dt
+import html
+import json
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from engine.index.data import entry_to_yaml
-from engine.index.schema import AASpeed, SpeedRun
+from engine.index.index import build_index
+from engine.index.schema import AASpeed, Attention, SpeedRun
 from engine.results import load_run_file
-from engine.site.index_macros import IndexSite, correction_url, define_index_macros
+from engine.site.index_macros import (
+    IndexSite,
+    correction_url,
+    define_index_macros,
+    render_calculator_html,
+    render_table_html,
+    table_rows,
+)
 from tests.helpers.fleet import make_fleet
 
 from .helpers import entry, score
@@ -124,3 +135,22 @@ def test_model_pages_link_to_the_correction_form_with_the_model_filled_in(tmp_pa
         "model": ["measured"],
     }
     assert correction_url(None, "x", "X") is None
+
+
+def test_calculator_data_is_an_escaped_attribute_not_a_script():
+    evil = '<script>alert("x")</script> & "q"'
+    att = Attention(layers=2, full_layers=2, kv_heads=1, head_dim=8, source_url="https://example.org/c")
+    entries = [entry("evil", [score("MMLU-Pro", 50)], name=evil, attention=att)]
+    page = render_calculator_html(entries)
+    # Material's instant navigation re-creates every <script> without its type: no data may live in one.
+    assert "<script" not in page
+    (attr,) = re.findall(r'<div class="cir-form" id="cir-data" data-cir="([^"]*)">', page)
+    data = json.loads(html.unescape(attr))
+    assert data["models"][0]["name"] == evil and data["tables"]["quant_bits"]["Q4_K_M"] == 4.85
+
+
+def test_table_links_follow_the_page_plan():
+    result = build_index([entry(f"m{k}", [score("MMLU-Pro", 40 + k), score("GPQA Diamond", 30)]) for k in range(3)])
+    page = render_table_html(table_rows(result), {"m1": "m1-run_q4"})
+    assert 'href="../models/m1-run_q4/"' in page and 'href="../models/m0/"' in page
+    assert 'href="../models/m1/"' not in page
