@@ -559,12 +559,12 @@ def _task_rows(item: LoadedRun, score: JudgedScore) -> list[TaskRow]:
     for t in sorted(item.run.trials, key=lambda x: (x.task_id, x.trial)):
         if not t.scorable:
             note = "infra error" if t.infra else (t.invalid_reason or "not graded")
-            cell = TrialCell.model_construct(trial=t.trial, outcome="excluded", score=None, note=note)
+            cell = TrialCell(trial=t.trial, outcome="excluded", score=None, note=note)
         else:
             assert t.grade is not None
             moved = (t.task_id, t.trial) in changed
             passed = t.grade.passed != moved  # a moved verdict flips the det verdict
-            cell = TrialCell.model_construct(
+            cell = TrialCell(
                 trial=t.trial,
                 outcome="pass" if passed else "fail",
                 score=round(t.grade.score, 4),
@@ -629,8 +629,8 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
         headline_card = score.card if state == "fallback" else score.judged_card
         scored.append(_Scored(item, score, state, headline_card))
 
-    sep = fast_separability([s.headline_card for s in scored], alpha=alpha)
-    rank_of = {name: i + 1 for i, name in enumerate(sep.ranking)}
+    table = _pair_table([s.headline_card for s in scored], alpha=alpha)
+    rank_of = {name: i + 1 for i, name in enumerate(table.ranking)}
     slugs = unique_slugs([s.item.run.settings.model for s in scored])
     all_settings = [run_settings(s.item.run) for s in scored]
     common = common_settings(all_settings)
@@ -757,7 +757,8 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
         )
     rows.sort(key=lambda r: (r.rank is None, r.rank or 0, r.model))
     slug_of = {r.model: r.slug for r in rows}
-    pairs = [_pair_row(p, slug_of) for p in sep.pairs]
+    pairs = _pair_rows(table, slug_of)
+    adjacent = [p for p in pairs if p.adjacent]
     return Board(
         k=k,
         weights_preset=weights,
@@ -768,12 +769,12 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
         tiers=_tiers(rows),
         buckets=_buckets(rows),
         separability=SeparabilityView(
-            alpha=sep.alpha,
-            pair_count=sep.pair_count,
-            separable_count=sep.separable_count,
-            adjacent_count=sep.adjacent_count,
-            adjacent_separable=sep.adjacent_separable,
-            adjacent=[p for p in pairs if p.adjacent],
+            alpha=alpha,
+            pair_count=len(pairs),
+            separable_count=sum(p.separable for p in pairs),
+            adjacent_count=len(adjacent),
+            adjacent_separable=sum(p.separable for p in adjacent),
+            adjacent=adjacent,
             pairs=pairs,
         ),
         common_settings=common,
@@ -784,14 +785,17 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
     )
 
 
-def fast_separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float = POWER) -> Separability:
-    """``engine.stats.separability`` with the same definitions, fast enough for a board of hundreds of models.
+@dataclass(frozen=True)
+class _PairTable:
+    """The sign tests of every pair as plain tuples, before any model object is made for them."""
 
-    The sign test's p-value depends only on (wins, decided tasks), and the tasks-needed figure only on
-    (wins_a, wins_b, tasks): both are memoised, and the win counts come from one array per model. A test
-    checks
-    that the result equals ``engine.stats.separability`` field for field.
-    """
+    alpha: float
+    ranking: list[str]
+    # (index a, index b in ``ranking``, wins_a, wins_b, ties, p, p_adjusted, tasks_needed)
+    rows: list[tuple[int, int, int, int, int, float, float, int | None]]
+
+
+def _pair_table(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float = POWER) -> _PairTable:
     ks = {c.k for c in cards}
     if len(ks) > 1:
         raise UserError(f"scorecards were scored with different k ({sorted(ks)}): score a board with one k")
@@ -819,35 +823,48 @@ def fast_separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: f
         both = ~np.isnan(rest) & ~np.isnan(a)
         diff = np.where(both, rest - a, 0.0)
         tie = both & (np.abs(diff) <= 1e-12)
-        wins_a = (both & ~tie & (diff < 0)).sum(axis=1)
-        wins_b = (both & ~tie & (diff > 0)).sum(axis=1)
-        ties = tie.sum(axis=1)
-        for j in range(len(rest)):
-            wa, wb, tt = int(wins_a[j]), int(wins_b[j]), int(ties[j])
+        wins_a = (both & ~tie & (diff < 0)).sum(axis=1).tolist()
+        wins_b = (both & ~tie & (diff > 0)).sum(axis=1).tolist()
+        ties = tie.sum(axis=1).tolist()
+        for j, (wa, wb, tt) in enumerate(zip(wins_a, wins_b, ties, strict=True)):
             raw.append((i, i + 1 + j, wa, wb, tt, p_of(wa, wa + wb)))
     adjusted = holm([r[5] for r in raw])
-    pairs = []
-    for (i, j, wa, wb, ties_n, p), padj in zip(raw, adjusted, strict=True):
-        tasks = wa + wb + ties_n
-        pairs.append(
-            PairTest.model_construct(
-                model_a=ordered[i].model,
-                model_b=ordered[j].model,
-                tasks=tasks,
-                wins_a=wa,
-                wins_b=wb,
-                ties=ties_n,
-                p_value=p,
-                p_adjusted=padj,
-                separable=padj < alpha,
-                adjacent=j - i == 1,
-                tasks_needed=needed(wa, wb, tasks),
-            )
+    rows = [
+        (i, j, wa, wb, tt, p, padj, needed(wa, wb, wa + wb + tt))
+        for (i, j, wa, wb, tt, p), padj in zip(raw, adjusted, strict=True)
+    ]
+    return _PairTable(alpha=alpha, ranking=[c.model for c in ordered], rows=rows)
+
+
+def fast_separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float = POWER) -> Separability:
+    """``engine.stats.separability`` with the same definitions, fast enough for a board of hundreds of models.
+
+    The sign test's p-value depends only on (wins, decided tasks), and the tasks-needed figure only on
+    (wins_a, wins_b, tasks): both are memoised, and the win counts come from one array per model. A test
+    checks that the result equals ``engine.stats.separability`` field for field.
+    """
+    table = _pair_table(cards, alpha, power)
+    names = table.ranking
+    pairs = [
+        PairTest(
+            model_a=names[i],
+            model_b=names[j],
+            tasks=wa + wb + tt,
+            wins_a=wa,
+            wins_b=wb,
+            ties=tt,
+            p_value=p,
+            p_adjusted=padj,
+            separable=padj < alpha,
+            adjacent=j - i == 1,
+            tasks_needed=need,
         )
+        for i, j, wa, wb, tt, p, padj, need in table.rows
+    ]
     adjacent = [p for p in pairs if p.adjacent]
     return Separability(
         alpha=alpha,
-        ranking=[c.model for c in ordered],
+        ranking=names,
         pairs=pairs,
         pair_count=len(pairs),
         separable_count=sum(p.separable for p in pairs),
@@ -856,22 +873,28 @@ def fast_separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: f
     )
 
 
-def _pair_row(p: PairTest, slug_of: dict[str, str]) -> PairRow:
-    return PairRow.model_construct(
-        a=p.model_a,
-        b=p.model_b,
-        slug_a=slug_of[p.model_a],
-        slug_b=slug_of[p.model_b],
-        tasks=p.tasks,
-        wins_a=p.wins_a,
-        wins_b=p.wins_b,
-        ties=p.ties,
-        p_value=p.p_value,
-        p_adjusted=p.p_adjusted,
-        separable=p.separable,
-        adjacent=p.adjacent,
-        tasks_needed=p.tasks_needed,
-    )
+def _pair_rows(table: _PairTable, slug_of: dict[str, str]) -> list[PairRow]:
+    # Plain validated construction: in pydantic 2 it is faster than model_construct, which loops in Python.
+    names = table.ranking
+    alpha = table.alpha
+    return [
+        PairRow(
+            a=names[i],
+            b=names[j],
+            slug_a=slug_of[names[i]],
+            slug_b=slug_of[names[j]],
+            tasks=wa + wb + tt,
+            wins_a=wa,
+            wins_b=wb,
+            ties=tt,
+            p_value=p,
+            p_adjusted=padj,
+            separable=padj < alpha,
+            adjacent=j - i == 1,
+            tasks_needed=need,
+        )
+        for i, j, wa, wb, tt, p, padj, need in table.rows
+    ]
 
 
 def _tiers(rows: Sequence[Row]) -> list[TierGroup]:

@@ -593,7 +593,8 @@ def score_judged(
             for a, b in zip(run.trials, judged_run.trials, strict=True)
             if a.grade is not None and b.grade is not None and a.grade.passed != b.grade.passed
         )
-    jcard = score_run(judged_run, k=card.k, weights=weights)
+    # With no verdict moved (no judged file, or none applied) the judged run is the raw run: same card.
+    jcard = card if judged_run is run else score_run(judged_run, k=card.k, weights=weights)
     modules = {}
     for m, ms in card.modules.items():
         cov = coverage.get(m)
