@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -42,13 +43,14 @@ def main() -> int:
         make_fleet(root, args.models, args.seed, unsized=args.models // 20)
         print(f"fleet of {args.models} models written in {time.perf_counter() - t0:.1f} s (not timed)")
 
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         board = board_from_dir(root / "results", root / "models.yaml")
-        board_s = time.perf_counter() - t0
+        board_s, board_cpu = time.perf_counter() - t0, time.process_time() - c0
         print(
-            f"board alone: {board_s:.1f} s ({board.separability.pair_count} pairs, "
+            f"board alone: {board_s:.1f} s wall, {board_cpu:.1f} s CPU ({board.separability.pair_count} pairs, "
             f"{board.separability.separable_count} separable)"
         )
+        del board
 
         out = args.keep or root / "site"
         env = dict(
@@ -58,6 +60,7 @@ def main() -> int:
             SLLMB_SITE_MODELS=str(root / "models.yaml"),
         )
         t0 = time.perf_counter()
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run(
             [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(out)],
             cwd=ROOT,
@@ -66,6 +69,8 @@ def main() -> int:
             text=True,
         )
         build_s = time.perf_counter() - t0
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        build_cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
         if done.returncode != 0:
             print(done.stderr[-3000:])
             return 1
@@ -85,8 +90,10 @@ def main() -> int:
         json_kb = (out / "leaderboard.json").stat().st_size / 1024
 
         print(
-            f"mkdocs build --strict: {build_s:.1f} s for {len(pages)} pages (target < {BUILD_TARGET_S:.0f} s)"
+            f"mkdocs build --strict: {build_s:.1f} s wall, {build_cpu:.1f} s CPU for {len(pages)} pages "
+            f"(target < {BUILD_TARGET_S:.0f} s wall; on a shared machine the CPU figure is the steadier one)"
         )
+        print(f"load average while measuring: {os.getloadavg()[0]:.1f} (1 min) on {os.cpu_count()} cores")
         print(f"leaderboard page: {page_kb:.0f} KB without plotly.js (target < {PAGE_TARGET_KB:.0f} KB)")
         print(
             f"a model card page: {card.stat().st_size / 1024:.0f} KB; plotly.min.js {plotly_kb:.0f} KB, "
