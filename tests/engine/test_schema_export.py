@@ -19,3 +19,11 @@ def test_schema_command_writes_valid_json(tmp_path):
     assert main(["schema", "--output", str(out)]) == 0
     data = json.loads(out.read_text())
     assert "TrialRecord" in data["$defs"] and "settings" in data["properties"]
+
+
+def test_files_written_atomically_are_world_readable(tmp_path):
+    from engine.fileio import atomic_write_text
+
+    target = tmp_path / "out.json"
+    atomic_write_text(target, "{}")
+    assert target.read_text() == "{}" and (target.stat().st_mode & 0o777) == 0o644

@@ -129,7 +129,9 @@ def committed_url(committed_site: Path, committed_port: int) -> Iterator[str]:
     server.shutdown()
 
 
-@pytest.fixture(scope="session")
+# Package scope: Playwright's sync API keeps an event loop running in this thread while it is open, so it
+# must close when the site tests end, before any later test calls asyncio.run().
+@pytest.fixture(scope="package")
 def browser():
     if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
         pytest.fail(
