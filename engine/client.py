@@ -123,6 +123,10 @@ def _server_timings(raw: dict[str, Any] | None, timings: Timings, usage: Usage) 
     return usage
 
 
+class EmptyStream(InfraError):
+    """The server accepted a streamed request and closed it before sending a single chunk."""
+
+
 class _StreamState:
     def __init__(self) -> None:
         self.content: list[str] = []
@@ -135,8 +139,10 @@ class _StreamState:
         self._keys: dict[int, int] = {}
         # Servers that stream without usage (llama-cpp-python) send about one token per content delta.
         self.deltas = 0
+        self.chunks = 0
 
     def feed(self, chunk: dict[str, Any], now: float) -> None:
+        self.chunks += 1
         if chunk.get("usage"):
             self.usage = chunk["usage"]
         if chunk.get("timings"):
@@ -274,6 +280,12 @@ class ChatClient:
                 attempt += 1
                 if not exc.retryable or attempt > self.settings.max_retries:
                     raise
+                if isinstance(exc, EmptyStream) and stream:
+                    # llama-cpp-python answers 200 and only then fails inside its generator (a prompt over
+                    # its window, for one), so the stream just ends; the same request unstreamed gets the
+                    # real status and message, which say whether the model or the server is at fault.
+                    stream = False
+                    body = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
                 delay = exc.retry_after
                 if delay is None:
                     delay = min(self.settings.max_backoff_s, self.settings.backoff_s * 2 ** (attempt - 1))
@@ -394,8 +406,13 @@ class ChatClient:
         except httpx.TimeoutException as exc:
             raise InfraError(f"request timed out: {type(exc).__name__}") from exc
         except httpx.TransportError as exc:
+            if state.chunks == 0:
+                raise EmptyStream(f"the server closed the stream before its first chunk: {type(exc).__name__}: "
+                                  f"{exc}") from exc
             raise InfraError(f"connection failed mid-reply: {type(exc).__name__}: {exc}") from exc
         if not saw_done and state.finish_reason is None:
+            if state.chunks == 0:
+                raise EmptyStream("the server closed the stream before its first chunk")
             raise InfraError("the stream ended before the reply finished (connection dropped?)")
         end = time.perf_counter()
         timings = Timings(wall_ms=(end - started) * 1000)

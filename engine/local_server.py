@@ -22,6 +22,7 @@ import httpx
 
 from engine.errors import UserError
 from engine.models_file import ModelEntry
+from engine.runcost import PromptCounters, read_log_counters
 
 LOCAL_EXTRA_HINT = (
     'the embedded model server needs the "local" extra; install it with: '
@@ -37,6 +38,10 @@ class LocalServer:
     context: int
     model_file: Path
     pid: int
+    log: Path  # the server's stdout and stderr; its prefix-cache lines give the run's cache figures
+
+    def prompt_counters(self) -> PromptCounters:
+        return read_log_counters(self.log)
 
 
 def free_port() -> int:
@@ -112,7 +117,8 @@ def embedded_server(
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_ready(base, proc, log, ready_timeout_s)
-        yield LocalServer(endpoint=f"{base}/v1", model=entry.name, context=ctx, model_file=model_file, pid=proc.pid)
+        yield LocalServer(endpoint=f"{base}/v1", model=entry.name, context=ctx, model_file=model_file, pid=proc.pid,
+                          log=log)
     finally:
         proc.terminate()
         try:

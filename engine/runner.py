@@ -27,6 +27,7 @@ from engine.modules import MODULES
 from engine.modules.base import Conversation, Env, LoadedTask
 from engine.preflight import ServerInfo, probe
 from engine.results import load_run_file, write_run_file
+from engine.runcost import PromptCounters, run_cost
 from engine.schema import CheckpointHeader, Grade, Provenance, RunFile, RunSettings, TrialRecord, Turn
 
 
@@ -73,6 +74,11 @@ class RunConfig:
     warm_up: bool = False
     ready_timeout_s: float = 300.0
     server_kind: str | None = None
+    # Reads the server's running prompt-cache totals (the embedded server's log); None when it cannot.
+    prompt_counters: Callable[[], PromptCounters] | None = field(default=None, repr=False)
+    # "task" runs a task's trials back to back so the server's prefix cache serves the repeated prompt;
+    # "trial" runs every task once before any runs twice (kept for the benchmark's before/after).
+    job_order: str = "task"
 
 
 # Reasoning is kept in every trial record, clipped to this many characters unless --save-responses asks for
@@ -152,6 +158,20 @@ def _check_writable(output: Path) -> None:
         probe_file.unlink()
     except OSError as exc:
         raise UserError(f"cannot write the output {output}: {exc.strerror or exc}; choose another --output") from exc
+
+
+def job_list(tasks: list[LoadedTask], trials: int, done: set[tuple[str, int]],
+             order: str = "task") -> list[tuple[LoadedTask, int]]:
+    """The trials still to run. Task-major by default: a task's trials send the same opening prompt, so
+    running them back to back lets a server's prefix cache serve it instead of computing it again (on a
+    single-slot server any other task in between evicts it). The order changes no request's content."""
+    if order == "trial":
+        pairs = [(t, i) for i in range(trials) for t in tasks]
+    elif order == "task":
+        pairs = [(t, i) for t in tasks for i in range(trials)]
+    else:
+        raise ValueError(f"unknown job order {order!r}")
+    return [(t, i) for t, i in pairs if (t.id, i) not in done]
 
 
 class Runner:
@@ -265,7 +285,8 @@ class Runner:
         tasks, checkpoint, header, kept, trials = self.plan()
         started = time.perf_counter()
         done = {(r.task_id, r.trial) for r in kept}
-        jobs = [(t, i) for i in range(trials) for t in tasks if (t.id, i) not in done]
+        jobs = job_list(tasks, trials, done, cfg.job_order)
+        counters_before = cfg.prompt_counters() if cfg.prompt_counters else None
         checkpoint.open(header, kept)
         results: list[TrialRecord] = list(kept)
         client = ChatClient(ClientSettings(
@@ -298,6 +319,10 @@ class Runner:
         finally:
             checkpoint.close()
             await client.aclose()
+        wall = time.perf_counter() - started
+        ran = results[len(kept):]
+        counters = cfg.prompt_counters().since(counters_before) if cfg.prompt_counters and counters_before else None
+        cost = run_cost(ran, wall, max(1, cfg.concurrency or 1), counters)
         advice = _advice(cfg, results, client)
         order = {t.id: i for i, t in enumerate(tasks)}
         results.sort(key=lambda r: (order[r.task_id], r.trial))
@@ -319,7 +344,8 @@ class Runner:
                 skipped_tasks=cfg.skipped_tasks,
                 started_at=header.started_at,
                 finished_at=_now(),
-                duration_s=round(previous_duration + time.perf_counter() - started, 3),
+                duration_s=round(previous_duration + wall, 3),
+                cost=cost,
             ),
             task_hashes={t.id: t.hash for t in tasks},
             trials=results,

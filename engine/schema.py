@@ -166,6 +166,22 @@ class RunSettings(Strict):
     sandbox_backend: str | None = None
 
 
+class RunCost(Strict):
+    """Where the time of the latest invocation went (a resumed run's earlier invocations are not in it)."""
+
+    trials_run: int = Field(ge=0)
+    wall_s: float = Field(ge=0.0)
+    concurrency: int = Field(ge=1)
+    # Summed over every model call of those trials: request sent to the last byte received. At concurrency
+    # 1 the rest of wall_s is the engine's own work (grading, the code sandbox, writing the checkpoint).
+    server_wait_s: float = Field(ge=0.0)
+    # Prompt tokens the server took from its prefix cache, and those it computed; None where the server
+    # does not say. cache_source names where the figures came from.
+    prompt_tokens_cached: int | None = None
+    prompt_tokens_evaluated: int | None = None
+    cache_source: str | None = None
+
+
 class Provenance(Strict):
     bench_version: str
     git_commit: str | None = None
@@ -178,6 +194,7 @@ class Provenance(Strict):
     started_at: str
     finished_at: str | None = None
     duration_s: float = 0.0
+    cost: RunCost | None = None
 
 
 class RunFile(Strict):

@@ -7,6 +7,7 @@ import statistics
 from rich.console import Console
 from rich.table import Table
 
+from engine.runcost import describe
 from engine.schema import RunFile
 from engine.scoring import Scorecard
 
@@ -38,6 +39,8 @@ def render(run: RunFile, card: Scorecard, console: Console | None = None) -> Non
         f"tasks scored: {card.tasks_scored} (excluded {card.tasks_excluded})  "
         f"run time: {minutes:.1f} min  decode: {'—' if rate is None else f'{rate:.1f} tok/s'}"
     )
+    if run.provenance.cost is not None:
+        console.print(describe(run.provenance.cost))
     if run.provenance.skipped_tasks:
         console.print(f"[yellow]skipped {len(run.provenance.skipped_tasks)} task(s):[/yellow] "
                       + "; ".join(f"{k}: {v}" for k, v in sorted(run.provenance.skipped_tasks.items())))

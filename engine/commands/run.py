@@ -150,6 +150,7 @@ def handle(args: argparse.Namespace) -> int:
             server = stack.enter_context(embedded_server(entry, context=args.context))
             cfg.endpoint, cfg.model, cfg.served_context = server.endpoint, server.model, server.context
             cfg.server_meta = {"embedded": True, "model_file": server.model_file.name}
+            cfg.prompt_counters = server.prompt_counters
         if cfg.output == Path("."):
             cfg.output = default_output(cfg.model)
         run = run_benchmark(cfg)

@@ -101,6 +101,32 @@ def test_dropped_stream_is_an_infra_error_after_retries():
         assert len(srv.requests) == 2
 
 
+def test_a_stream_closed_before_its_first_chunk_is_asked_again_unstreamed():
+    """llama-cpp-python answers 200 and then fails inside its generator when the prompt is over its window,
+    so the stream just ends; unstreamed, the same request gets its 400 and the overflow is the model's."""
+    overflow = json.dumps({"error": {
+        "message": "This model's maximum context length is 8192 tokens. However, you requested 21728 tokens "
+                   "(21216 in the messages, 512 in the completion).",
+        "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+
+    def respond(body):
+        return Action(empty_stream=True) if body.get("stream") else Action(status=400, error_body=overflow)
+
+    with ScriptedServer(respond) as srv:
+        with pytest.raises(ContextOverflow, match="maximum context length"):
+            chat(srv.url, stream=True)
+        assert [bool(r.get("stream")) for r in srv.requests] == [True, False]
+        assert "stream_options" not in srv.requests[1]
+
+
+def test_an_empty_stream_then_a_good_unstreamed_reply_is_kept():
+    def respond(body):
+        return Action(empty_stream=True) if body.get("stream") else Action(text="fine")
+
+    with ScriptedServer(respond) as srv:
+        assert chat(srv.url, stream=True).content == "fine"
+
+
 def test_timeout_is_an_infra_error():
     with ScriptedServer(sequence([Action(text="late", delay_s=1.5)])) as srv:
         with pytest.raises(InfraError, match="timed out"):

@@ -182,3 +182,16 @@ def test_reasoning_is_kept_clipped_unless_save_responses(tmp_path):
     assert kept.startswith("because") and "chars clipped" in kept and len(kept) < 4100
     assert [t for t in full.trials[0].turns if t.role == "assistant"][0].reasoning.strip() == long_thought.strip()
     assert clipped.trials[0].passed and full.trials[0].passed
+
+
+def test_the_run_file_says_where_the_time_went(tmp_path):
+    with ScriptedServer(knowledge_responder()) as srv:
+        run = run_benchmark(config(srv.url, tmp_path / "r.json", trials=1))
+        again = run_benchmark(config(srv.url, tmp_path / "r.json", trials=1, add_trials=1))
+    cost = run.provenance.cost
+    assert cost is not None and cost.trials_run == 4 and cost.concurrency >= 1
+    calls = sum(t.timings.wall_ms for tr in run.trials for t in tr.turns if t.role == "assistant") / 1000
+    assert cost.server_wait_s == pytest.approx(calls, abs=0.002) and 0 < cost.server_wait_s <= cost.wall_s
+    assert cost.cache_source is None  # the scripted server reports no cached tokens
+    # A resumed invocation accounts only for the trials it ran itself.
+    assert again.provenance.cost.trials_run == 4 and len(again.trials) == 8

@@ -17,6 +17,17 @@ from tests.helpers.scripted_server import Action, ScriptedServer, transcript
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
+def assert_prefix_kept(requests: list[dict]) -> None:
+    """Each request of the conversation repeats the previous one byte for byte and only appends to it, so
+    a server's prefix cache can serve everything but the new turn (what the model sees is unchanged)."""
+    chats = [r for r in requests if "messages" in r]
+    for before, after in zip(chats, chats[1:], strict=False):
+        head = after["messages"][: len(before["messages"])]
+        assert head == before["messages"], "a later request rewrote an earlier message of the conversation"
+        assert len(after["messages"]) > len(before["messages"]), "a later request sent no new message"
+        assert after.get("tools") == before.get("tools"), "the tool list changed between turns"
+
+
 def replay(task_id: str, replies: Sequence[Action], *, sandbox: object = None, **config: object) -> TrialRecord:
     with ScriptedServer(transcript(replies)) as srv, tempfile.TemporaryDirectory() as tmp:
         cfg = RunConfig(
@@ -25,6 +36,7 @@ def replay(task_id: str, replies: Sequence[Action], *, sandbox: object = None, *
             sandbox=sandbox, **config,  # type: ignore[arg-type]
         )
         run = run_benchmark(cfg)
+        assert_prefix_kept(srv.requests)
     matching = [t for t in run.trials if t.task_id == task_id]
     assert len(matching) == 1, f"expected one trial of {task_id}, got {[t.task_id for t in run.trials]}"
     return matching[0]

@@ -30,6 +30,7 @@ class Action:
     delay_s: float = 0.0  # sleep before answering (client time-outs)
     drop: bool = False  # close the connection without a reply
     drop_mid_stream: bool = False  # send part of a stream, then close
+    empty_stream: bool = False  # 200 and stream headers, then end the body with no chunk (llama-cpp-python)
     malformed: bool = False  # 200 with a body that is not JSON
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
@@ -200,6 +201,10 @@ class ScriptedServer:
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
+                if action.empty_stream:  # what llama-cpp-python does when its generator raises
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+                    return
                 chunks = list(_chunks(body, action))
                 cut = len(chunks) // 2 if action.drop_mid_stream else None
                 parts = []
