@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from engine.errors import UserError
+from engine.errors import UserError, invalid_file_message
 from engine.modules import MODULES
 from engine.modules.base import LoadedTask
 from engine.schema import MODULE_NAMES, Task
@@ -30,17 +30,6 @@ def default_tasks_dir() -> Path:
     if here.is_dir():
         return here
     return Path(__file__).resolve().parent.parent / "tasks"
-
-
-def _format_validation(path: Path, exc: ValidationError, prefix: tuple[str, ...] = ()) -> str:
-    lines = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in (*prefix, *err["loc"])) or "(top level)"
-        if err["type"] == "extra_forbidden":
-            lines.append(f"  {where}: unknown key; remove it or fix its spelling")
-        else:
-            lines.append(f"  {where}: {err['msg']}")
-    return f"{path}: invalid task file\n" + "\n".join(lines)
 
 
 def task_hash(raw: dict, module_version: str) -> str:
@@ -61,7 +50,7 @@ def load_task(path: Path) -> LoadedTask:
     try:
         task = Task.model_validate(raw)
     except ValidationError as exc:
-        raise UserError(_format_validation(path, exc)) from exc
+        raise UserError(invalid_file_message(path, "task file", exc.errors())) from exc
     module = MODULES.get(task.module)
     if module is None:
         raise UserError(f"{path}: module '{task.module}' has no implementation in this version of the bench")
@@ -71,7 +60,7 @@ def load_task(path: Path) -> LoadedTask:
     try:
         body = module.body_model.model_validate(task.body)
     except ValidationError as exc:
-        raise UserError(_format_validation(path, exc, prefix=("body",))) from exc
+        raise UserError(invalid_file_message(path, "task file", exc.errors(), prefix=("body",))) from exc
     return LoadedTask(task=task, body=body, hash=task_hash(raw, module.version), path=str(path))
 
 

@@ -256,6 +256,18 @@ class CheckBase(BaseModel):
         raise NotImplementedError
 
 
+class Bounded(CheckBase):
+    """A count between ``min`` and ``max`` (at least one given), shared by the counting checks."""
+
+    min: int | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _bounds(self) -> Bounded:
+        _need_bound(self.min, self.max)
+        return self
+
+
 class JsonCheck(CheckBase):
     """A check on values inside the reply's JSON."""
 
@@ -529,17 +541,10 @@ class DateFormat(JsonCheck):
         return OK
 
 
-class Count(JsonCheck):
+class Count(Bounded, JsonCheck):
     """The array (or object) at ``path`` has between ``min`` and ``max`` elements."""
 
     check: Literal["count"]
-    min: int | None = Field(default=None, ge=0)
-    max: int | None = Field(default=None, ge=0)
-
-    @model_validator(mode="after")
-    def _bounds(self) -> Count:
-        _need_bound(self.min, self.max)
-        return self
 
     def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
         for where, value in found:
@@ -607,50 +612,29 @@ def _in_bounds(n: int, low: int | None, high: int | None, what: str) -> Outcome:
 # Text checks
 
 
-class WordCount(TextCheck):
+class WordCount(Bounded, TextCheck):
     """Between ``min`` and ``max`` words (tokens holding a letter or digit)."""
 
     check: Literal["word_count"]
-    min: int | None = Field(default=None, ge=0)
-    max: int | None = Field(default=None, ge=0)
-
-    @model_validator(mode="after")
-    def _bounds(self) -> WordCount:
-        _need_bound(self.min, self.max)
-        return self
 
     def check_text(self, text: str) -> Outcome:
         return _in_bounds(len(words(text)), self.min, self.max, "words")
 
 
-class SentenceCount(TextCheck):
+class SentenceCount(Bounded, TextCheck):
     """Between ``min`` and ``max`` sentences (see ``sentences`` for how they are counted)."""
 
     check: Literal["sentence_count"]
-    min: int | None = Field(default=None, ge=0)
-    max: int | None = Field(default=None, ge=0)
-
-    @model_validator(mode="after")
-    def _bounds(self) -> SentenceCount:
-        _need_bound(self.min, self.max)
-        return self
 
     def check_text(self, text: str) -> Outcome:
         return _in_bounds(len(sentences(text)), self.min, self.max, "sentences")
 
 
-class ListItems(TextCheck):
+class ListItems(Bounded, TextCheck):
     """Between ``min`` and ``max`` list-item lines: ``-``, ``*`` or ``•`` bullets, ``1.``/``1)`` numbers."""
 
     check: Literal["list_items"]
     style: Literal["any", "bullet", "numbered"] = "any"
-    min: int | None = Field(default=None, ge=0)
-    max: int | None = Field(default=None, ge=0)
-
-    @model_validator(mode="after")
-    def _bounds(self) -> ListItems:
-        _need_bound(self.min, self.max)
-        return self
 
     def check_text(self, text: str) -> Outcome:
         pattern = _LIST_ITEM[self.style]
@@ -677,20 +661,13 @@ class BannedWords(TextCheck):
         return OK
 
 
-class WordHits(TextCheck):
+class WordHits(Bounded, TextCheck):
     """Whole-word occurrences of ``words`` (all counted together) number between ``min`` and ``max``.
     Used, for example, to see that a summary is written in the language asked for."""
 
     check: Literal["word_hits"]
     words: list[str] = Field(min_length=1)
-    min: int | None = Field(default=None, ge=0)
-    max: int | None = Field(default=None, ge=0)
     case_sensitive: bool = False
-
-    @model_validator(mode="after")
-    def _bounds(self) -> WordHits:
-        _need_bound(self.min, self.max)
-        return self
 
     def check_text(self, text: str) -> Outcome:
         n = sum(len(word_pattern(w, self.case_sensitive).findall(text)) for w in self.words)

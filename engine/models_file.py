@@ -10,7 +10,7 @@ from typing import Literal
 import yaml
 from pydantic import Field, ValidationError, model_validator
 
-from engine.errors import UserError
+from engine.errors import UserError, invalid_file_message
 from engine.schema import Strict
 
 
@@ -94,14 +94,13 @@ def load_models(path: Path | None = None) -> ModelsFile:
     try:
         return ModelsFile.model_validate(raw)
     except ValidationError as exc:
-        details = []
-        for err in exc.errors():
-            loc = list(err["loc"])
+        rows = (raw or {}).get("models") or [] if isinstance(raw, dict) else []
+
+        def by_name(loc: list) -> list:
+            # "models.3 (qwen3-4b).size_b" says which row without counting lines.
             if len(loc) >= 2 and loc[0] == "models" and isinstance(loc[1], int):
-                rows = (raw or {}).get("models") or []
-                name = rows[loc[1]].get("name", "?") if loc[1] < len(rows) and isinstance(rows[loc[1]], dict) else "?"
-                loc[1] = f"{loc[1]} ({name})"
-            where = ".".join(str(p) for p in loc) or "(top level)"
-            hint = "unknown key; remove it or fix its spelling" if err["type"] == "extra_forbidden" else err["msg"]
-            details.append(f"  {where}: {hint}")
-        raise UserError(f"{path}: invalid models file\n" + "\n".join(details)) from exc
+                row = rows[loc[1]] if loc[1] < len(rows) else None
+                loc = [loc[0], f"{loc[1]} ({row.get('name', '?') if isinstance(row, dict) else '?'})", *loc[2:]]
+            return loc
+
+        raise UserError(invalid_file_message(path, "models file", exc.errors(), name_part=by_name)) from exc

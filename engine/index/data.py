@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from engine.errors import UserError
+from engine.errors import UserError, invalid_file_message
 from engine.index.schema import ModelEntry, Score
 
 DEFAULT_DATA_DIR = Path("results/reported")
@@ -22,14 +22,6 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # Which measurement wins when a benchmark has several: a neutral evaluator first, then the model's own lab,
 # then a rival's comparison table (often run without the model's best settings).
 _RANK = {"independent": 0, "lab": 1, "other_lab": 2}
-
-
-def _format_validation(path: Path, exc: ValidationError) -> str:
-    lines = [f"{path}: invalid model file"]
-    for err in exc.errors():
-        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
-        lines.append(f"  {path.name}: field '{where}': {err['msg']}")
-    return "\n".join(lines)
 
 
 def load_entry(path: Path) -> ModelEntry:
@@ -49,7 +41,7 @@ def load_entry(path: Path) -> ModelEntry:
     try:
         entry = ModelEntry.model_validate(raw)
     except ValidationError as exc:
-        raise UserError(_format_validation(path, exc)) from exc
+        raise UserError(invalid_file_message(path, "model file", exc.errors())) from exc
     if entry.id != path.stem:
         raise UserError(f"{path}: field 'id': '{entry.id}' does not match the file name '{path.stem}'")
     return entry

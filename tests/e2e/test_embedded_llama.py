@@ -40,6 +40,12 @@ def test_run_with_no_endpoint_benchmarks_the_embedded_model(tmp_path):
         replies = [t for t in trial.turns if t.role == "assistant"]
         assert replies and (replies[0].content or trial.truncation != "none")
     assert "headline pass^1" in done.stdout
+    # The cost figures come from the real server's log: every request of the run left its prompt-eval line.
+    cost = run.provenance.cost
+    assert cost.cache_source == "llama-cpp-python server log" and cost.trials_run == 4
+    assert cost.prompt_tokens_evaluated > 0 and cost.prompt_tokens_cached >= 0
+    assert 0 < cost.server_wait_s <= cost.wall_s
+    assert "waiting for the server" in done.stdout
     # the server was stopped: nothing listens on the recorded address any more
     host, port = run.settings.endpoint_host.split(":")
     with pytest.raises(OSError):

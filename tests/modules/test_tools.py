@@ -290,7 +290,7 @@ def _write_task(tmp_path: Path, body_change: dict) -> Path:
         ({"tools": []}, "at least one"),
         ({"forbidden_tools": ["kv_delete"]}, "not offered"),
         ({"gold_actions": [{"tool": "kv_set", "args": {"key": "event.outdoor"}}]}, "gold action 1"),
-        ({"promt": "typo"}, "body.promt: unknown key"),
+        ({"promt": "typo"}, "field .body.promt.: unknown key"),
     ],
 )
 def test_broken_task_bodies_are_user_errors_naming_the_field(tmp_path, change, message):
