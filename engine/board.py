@@ -51,6 +51,7 @@ from engine.stats import (
     ALPHA,
     POWER,
     PairTest,
+    PairVerdict,
     Separability,
     holm,
     mcnemar_tasks_needed,
@@ -231,22 +232,13 @@ class BucketGroup(_Model):
     sparse: list[str]
 
 
-class PairRow(_Model):
+class PairRow(PairVerdict):
     """One tested pair, by display name and slug, with the verdict from ``engine.stats``."""
 
     a: str
     b: str
     slug_a: str
     slug_b: str
-    tasks: int
-    wins_a: int
-    wins_b: int
-    ties: int
-    p_value: float
-    p_adjusted: float
-    separable: bool
-    adjacent: bool
-    tasks_needed: int | None
 
 
 class SeparabilityView(_Model):

@@ -43,11 +43,9 @@ class Interval(_Model):
     n: float
 
 
-class PairTest(_Model):
-    """The sign test of one pair. ``model_a`` ranks above (or level with) ``model_b``."""
+class PairVerdict(_Model):
+    """The sign test of one pair, whoever names it: the first model ranks above (or level with) the second."""
 
-    model_a: str
-    model_b: str
     tasks: int
     wins_a: int
     wins_b: int
@@ -58,6 +56,11 @@ class PairTest(_Model):
     adjacent: bool
     # Tasks a bank would need to separate this pair (McNemar); None when the pair showed no difference.
     tasks_needed: int | None
+
+
+class PairTest(PairVerdict):
+    model_a: str
+    model_b: str
 
 
 class Separability(_Model):
