@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import TextIO
 
 from pydantic import ValidationError
 
@@ -42,7 +43,7 @@ class Checkpoint:
 
     def __init__(self, path: Path):
         self.path = path
-        self._handle = None
+        self._handle: TextIO | None = None
 
     def read(self) -> tuple[CheckpointHeader | None, list[TrialRecord]]:
         if not self.path.is_file():

@@ -189,7 +189,8 @@ class Runner:
         _check_context(tasks, cfg.served_context, cfg.allow_undersized_context)
         _check_writable(cfg.output)
         checkpoint = Checkpoint(checkpoint_path(cfg.output))
-        previous_header, previous = None, []
+        previous_header: CheckpointHeader | None = None
+        previous: list[TrialRecord] = []
         if cfg.resume:
             previous_header, previous = checkpoint.read()
             if previous_header is None and cfg.output.is_file():

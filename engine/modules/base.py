@@ -46,10 +46,18 @@ class Env:
 
 
 class Module(Protocol):
-    name: str
+    # Read-only members: a module sets them as plain class attributes (body_model = ItsBody), which a
+    # mutable protocol attribute would reject, since type[ItsBody] is not invariantly type[BaseModel].
+    @property
+    def name(self) -> str: ...
+
     # Bumped when the grader or the task format changes meaning; part of every task hash of the module.
-    version: str
-    body_model: type[BaseModel]
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def body_model(self) -> type[BaseModel]: ...
+
     # Optional class attributes the runner reads with getattr:
     #   uses_tools = True   some task sends tools, so preflight checks the server supports them;
     #   grade_blocks = True grade() runs code (the sandbox), so the runner grades it in a thread.

@@ -21,6 +21,7 @@ if importlib.util.find_spec("engine") is None:  # `mkdocs build` from a checkout
 from mkdocs.structure.files import File, Files  # noqa: E402
 
 from engine.board import board_json  # noqa: E402
+from engine.index.index import IndexRow  # noqa: E402
 from engine.site.context import site_board  # noqa: E402
 from engine.site.html import STATIC_DIR, Links, card_html, esc  # noqa: E402
 from engine.site.index_macros import IndexSite, ModelPages, plan_model_pages  # noqa: E402
@@ -99,7 +100,7 @@ def model_page(board: Any, slug: str, index: IndexSite | None = None, pages: Mod
     links = Links(root="../../")
     model_id = None if pages is None else pages.merged.get(slug)
     if index is not None and model_id is not None:
-        entry = index.result().row(model_id).entry
+        entry = _index_row(index, model_id).entry
         body = (
             f'<p class="lb-note">Our run of this model: <code>{esc(row.model)}</code>.</p>\n\n'
             f'<h2 id="our-run">Our run</h2>\n\n{card_html(board, row, links, heading_level=3)}\n\n'
@@ -108,8 +109,8 @@ def model_page(board: Any, slug: str, index: IndexSite | None = None, pages: Mod
         return _page(entry.name, body)
     body = card_html(board, row, links)
     other = None if pages is None else pages.also.get(slug)
-    if index is not None and other is not None:
-        name = index.result().row(other).entry.name
+    if index is not None and pages is not None and other is not None:
+        name = _index_row(index, other).entry.name
         body = (
             f'<p class="lb-note">Small LM Index entry for this model: '
             f'<a href="../{esc(pages.index_page[other])}/">{esc(name)}</a>.</p>\n\n{body}'
@@ -119,7 +120,14 @@ def model_page(board: Any, slug: str, index: IndexSite | None = None, pages: Mod
 
 def index_model_page(index: IndexSite, model_id: str) -> str:
     """The Markdown of an index model's page when no board row carries it."""
-    return _page(index.result().row(model_id).entry.name, index.model_html(model_id))
+    return _page(_index_row(index, model_id).entry.name, index.model_html(model_id))
+
+
+def _index_row(index: IndexSite, model_id: str) -> IndexRow:
+    row = index.result().row(model_id)
+    if row is None:  # the pages are planned from the same index, so this is a bug, not bad input
+        raise KeyError(f"the Small LM Index has no model '{model_id}'")
+    return row
 
 
 def _index_site(config: Any) -> IndexSite:

@@ -499,7 +499,7 @@ def plan_model_pages(rows: Sequence[tuple[str, str]], entries: Sequence[ModelEnt
     matched: dict[str, list[str]] = {}
     for name, slug in sorted(rows, key=lambda r: r[1]):
         # The id itself wins over another model's bench_models; between bench_models, the first id.
-        model_id = name if name in known else (by_bench.get(name) or [None])[0]
+        model_id = name if name in known else next(iter(by_bench.get(name, [])), None)
         if model_id is not None:
             matched.setdefault(model_id, []).append(slug)
     index_page: dict[str, str] = {}

@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.site.fleet_site import HOSTILE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,6 +34,25 @@ def test_committed_results_build_strict(committed_site: Path) -> None:
     assert len(board["rows"]) == len(committed)
     # One page per row (the index's model pages are tested in test_index_pages.py).
     assert all((committed_site / "models" / r["slug"] / "index.html").is_file() for r in board["rows"])
+
+
+def test_the_committed_board_says_what_the_committed_files_say(committed_site: Path) -> None:
+    """Every reference row's numbers are the scoring of its result file, recomputed here independently."""
+    from engine.results import load_run_file
+    from engine.scoring import board_k, score_run
+
+    board = json.loads((committed_site / "leaderboard.json").read_text(encoding="utf-8"))
+    rows = {r["source_file"]: r for r in board["rows"]}
+    runs = {p.name: load_run_file(p) for p in sorted((ROOT / "results" / "reference").glob("*_raw_results.json"))}
+    k = board_k(list(runs.values()))  # one k for the whole board: the fewest trials any row has
+    for name, run in runs.items():
+        card = score_run(run, k=k)
+        row = rows[name]
+        assert row["model"] == run.settings.model
+        assert row["pass_k"] == pytest.approx(card.headline, abs=1e-6)
+        assert row["det"] == pytest.approx(card.det_score, abs=1e-6)
+        assert row["tasks_scored"] == card.tasks_scored and row["trials_excluded"] == card.trials_excluded
+        assert row["run_time_min"] == pytest.approx(run.provenance.duration_s / 60, abs=0.05)
 
 
 def test_every_methodology_page_is_in_the_nav(committed_site: Path) -> None:
