@@ -285,6 +285,8 @@ class Runner:
         cfg = self.cfg
         tasks, checkpoint, header, kept, trials = self.plan()
         started = time.perf_counter()
+        # Taken now, not when the file is written: the code may be committed over while a long run goes on.
+        commit = _git_commit()
         done = {(r.task_id, r.trial) for r in kept}
         jobs = job_list(tasks, trials, done, cfg.job_order)
         counters_before = cfg.prompt_counters() if cfg.prompt_counters else None
@@ -337,7 +339,7 @@ class Runner:
             settings=self.settings,
             provenance=Provenance(
                 bench_version=__version__,
-                git_commit=_git_commit(),
+                git_commit=commit,
                 task_set_hash=task_set_hash(tasks),
                 python_version=platform.python_version(),
                 served_context=cfg.served_context,

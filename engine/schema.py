@@ -184,6 +184,7 @@ class RunCost(Strict):
 
 class Provenance(Strict):
     bench_version: str
+    # The commit checked out when the latest invocation started (a resumed run may span several).
     git_commit: str | None = None
     task_set_hash: str
     python_version: str

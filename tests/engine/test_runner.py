@@ -195,3 +195,13 @@ def test_the_run_file_says_where_the_time_went(tmp_path):
     assert cost.cache_source is None  # the scripted server reports no cached tokens
     # A resumed invocation accounts only for the trials it ran itself.
     assert again.provenance.cost.trials_run == 4 and len(again.trials) == 8
+
+
+def test_the_commit_recorded_is_the_one_checked_out_when_the_run_started(tmp_path, monkeypatch):
+    import engine.runner as runner_module
+
+    commits = iter(["commit-at-start", "commit-made-during-the-run"])
+    monkeypatch.setattr(runner_module, "_git_commit", lambda: next(commits))
+    with ScriptedServer(knowledge_responder()) as srv:
+        run = run_benchmark(config(srv.url, tmp_path / "r.json", trials=1))
+    assert run.provenance.git_commit == "commit-at-start"
