@@ -60,13 +60,14 @@ def main() -> None:
             run, wall = run_order(order, args.filter, args.trials, Path(tmp) / f"{order}.json")
             cost = run.provenance.cost
             results[order] = run
-            print(f"order={order:5s}  trials {cost.trials_run}  wall {wall:6.1f} s  "
+            print(f"order={order:5s}  trials {cost.trials_run}  run {cost.wall_s:6.1f} s "
+                  f"(with preflight {wall:6.1f} s)  "
                   f"waiting for the server {cost.server_wait_s:6.1f} s  "
                   f"prompt tokens cached {cost.prompt_tokens_cached}  computed {cost.prompt_tokens_evaluated}  "
                   f"({cost.cache_source})")
     same = replies(results["trial"]) == replies(results["task"])
     before, after = results["trial"].provenance.cost, results["task"].provenance.cost
-    print(f"wall time {before.wall_s:.1f} s -> {after.wall_s:.1f} s "
+    print(f"run time {before.wall_s:.1f} s -> {after.wall_s:.1f} s "
           f"({(1 - after.wall_s / before.wall_s) * 100:.0f}% less); replies identical across orders: {same}")
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 

@@ -91,7 +91,7 @@ def describe(cost: RunCost) -> str:
         return "no trial was run by this invocation"
     share = cost.server_wait_s / (cost.wall_s * cost.concurrency)
     parts = [f"this invocation: {cost.trials_run} trial(s) in {cost.wall_s / 60:.1f} min, "
-             f"{share * 100:.0f}% of it waiting for the server"]
+             f"{share * 100:.1f}% of it waiting for the server"]
     if cost.prompt_tokens_cached is not None and cost.prompt_tokens_evaluated is not None:
         total = cost.prompt_tokens_cached + cost.prompt_tokens_evaluated
         if total:

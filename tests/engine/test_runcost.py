@@ -44,7 +44,7 @@ def test_cost_from_the_log_sums_the_waits_of_every_call():
     assert (cost.trials_run, cost.server_wait_s, cost.wall_s) == (2, 3.0, 4.0)
     assert (cost.prompt_tokens_cached, cost.prompt_tokens_evaluated, cost.cache_source) == (1213, 813, LOG_SOURCE)
     line = describe(cost)
-    assert "75% of it waiting for the server" in line and "60% cached" in line
+    assert "75.0% of it waiting for the server" in line and "60% cached" in line
 
 
 def test_cost_from_usage_states_only_what_the_server_reported():
