@@ -94,7 +94,8 @@ def load_models(path: Path | None = None) -> ModelsFile:
     try:
         return ModelsFile.model_validate(raw)
     except ValidationError as exc:
-        rows = (raw or {}).get("models") or [] if isinstance(raw, dict) else []
+        listed = raw.get("models") if isinstance(raw, dict) else None
+        rows = listed if isinstance(listed, list) else []
 
         def by_name(loc: list) -> list:
             # "models.3 (qwen3-4b).size_b" says which row without counting lines.
