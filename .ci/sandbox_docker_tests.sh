@@ -49,7 +49,9 @@ CONF
 export CONTAINERS_CONF="$RUNDIR/containers.conf"
 
 SOCK="$RUNDIR/podman.sock"
-podman system service --time=0 "unix://$SOCK" >"$RUNDIR/service.log" 2>&1 &
+# Started from the temp dir: conmon leaves an empty `oom` marker in its working directory when a container
+# is OOM-killed (the memory test does that), and it should not land in the checkout.
+(cd "$RUNDIR" && exec podman system service --time=0 "unix://$SOCK" >"$RUNDIR/service.log" 2>&1) &
 SERVICE_PID=$!
 for _ in $(seq 1 100); do [[ -S "$SOCK" ]] && break; sleep 0.1; done
 [[ -S "$SOCK" ]] || { echo "sandbox_docker_tests: podman service did not start:" >&2; cat "$RUNDIR/service.log" >&2; exit 1; }
