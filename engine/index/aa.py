@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.index.data import atomic_write_many, entry_to_yaml, load_entries
 from engine.index.schema import AASpeed, ModelEntry, Score
-from engine.index.sync import SyncError, SyncReport
+from engine.index.sync import SyncError, SyncReport, json_body
 
 AA_KEY_ENV = "AA_API_KEY"
 AA_BASE_ENV = "INDEX_AA_BASE_URL"
@@ -151,23 +151,7 @@ def _get(http: httpx.Client, url: str, params: dict[str, str] | None = None) -> 
             "it. Nothing was written",
             retryable=False,
         )
-    if response.status_code == 429:
-        retry = response.headers.get("retry-after")
-        wait = f" (retry after {retry} s)" if retry else ""
-        raise SyncError(
-            f"GET {url}: rate limited (429){wait}; the free API allows a limited number of requests a day. "
-            "Nothing was written, run it again later",
-            retry_after=float(retry) if retry and retry.isdigit() else None,
-        )
-    if response.status_code != 200:
-        raise SyncError(
-            f"GET {url}: HTTP {response.status_code}; nothing was written",
-            retryable=response.status_code >= 500,
-        )
-    try:
-        return response.json()
-    except ValueError as exc:
-        raise SyncError(f"GET {url}: the body is not JSON; nothing was written", retryable=False) from exc
+    return json_body(response, url, "the free API allows a limited number of requests a day. ")
 
 
 def fetch_models(http: httpx.Client, url: str) -> tuple[Shape, list[AAModel]]:

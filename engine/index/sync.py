@@ -59,11 +59,18 @@ def _get_json(client: httpx.Client, url: str) -> Any | None:
         raise SyncError(f"GET {url} failed: {exc.__class__.__name__}: {exc}; nothing was written") from exc
     if response.status_code == 404:
         return None
+    return json_body(response, url)
+
+
+def json_body(response: httpx.Response, url: str, rate_limit_note: str = "") -> Any:
+    """The decoded body of a 200; a rate limit, another status or a body that is not JSON is a SyncError.
+    ``rate_limit_note`` says what the service allows, before the advice to run again later."""
     if response.status_code == 429:
         retry = response.headers.get("retry-after")
         wait = f" (retry after {retry} s)" if retry else ""
+        advice = f"{rate_limit_note}Nothing was written" if rate_limit_note else "nothing was written"
         raise SyncError(
-            f"GET {url}: rate limited (429){wait}; nothing was written, run it again later",
+            f"GET {url}: rate limited (429){wait}; {advice}, run it again later",
             retry_after=float(retry) if retry and retry.isdigit() else None,
         )
     if response.status_code != 200:
