@@ -27,7 +27,7 @@ from engine.sandbox.core import (
     ExecResult,
     Limits,
     SandboxUnavailable,
-    decode,
+    result_of,
     signal_status,
     validate_files,
 )
@@ -202,15 +202,5 @@ class BubblewrapBackend:
         finally:
             for fd in opened:
                 os.close(fd)
-        return ExecResult(
-            exit_code=signal_status(outcome.returncode),
-            stdout=decode(outcome.stdout),
-            stderr=decode(outcome.stderr),
-            timed_out=outcome.timed_out,
-            backend=self.name,
-            killed_reason=outcome.killed_reason,
-            stdout_truncated=outcome.stdout_truncated,
-            stderr_truncated=outcome.stderr_truncated,
-            duration_s=outcome.duration_s,
-        )
+        return result_of(outcome, self.name, signal_status(outcome.returncode))
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine.errors import InfraError, UserError
+
+if TYPE_CHECKING:
+    from engine.sandbox._supervise import Outcome
 
 #: The file the program is written to, inside the scratch directory; it runs as ``python3 -E -s main.py``.
 PROGRAM_NAME = "main.py"
@@ -122,6 +125,22 @@ def validate_files(files: dict[str, str]) -> dict[str, str]:
 
 def decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
+
+
+def result_of(outcome: Outcome, backend: str, exit_code: int | None) -> ExecResult:
+    """The ExecResult of a program run under ``_supervise.supervise`` on the host (bubblewrap, unsandboxed);
+    the backend says how its exit status reads."""
+    return ExecResult(
+        exit_code=exit_code,
+        stdout=decode(outcome.stdout),
+        stderr=decode(outcome.stderr),
+        timed_out=outcome.timed_out,
+        backend=backend,
+        killed_reason=outcome.killed_reason,
+        stdout_truncated=outcome.stdout_truncated,
+        stderr_truncated=outcome.stderr_truncated,
+        duration_s=outcome.duration_s,
+    )
 
 
 def signal_status(code: int | None) -> int | None:

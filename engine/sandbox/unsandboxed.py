@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Callable
 
 from engine.sandbox._supervise import supervise
-from engine.sandbox.core import PROGRAM_NAME, PYTHON_FLAGS, ExecResult, Limits, decode, validate_files
+from engine.sandbox.core import PROGRAM_NAME, PYTHON_FLAGS, ExecResult, Limits, result_of, validate_files
 
 
 class UnsandboxedBackend:
@@ -62,14 +62,4 @@ class UnsandboxedBackend:
                 cwd=scratch,
                 preexec_fn=self._rlimits(limits, timeout_s),
             )
-        return ExecResult(
-            exit_code=outcome.returncode,
-            stdout=decode(outcome.stdout),
-            stderr=decode(outcome.stderr),
-            timed_out=outcome.timed_out,
-            backend=self.name,
-            killed_reason=outcome.killed_reason,
-            stdout_truncated=outcome.stdout_truncated,
-            stderr_truncated=outcome.stderr_truncated,
-            duration_s=outcome.duration_s,
-        )
+        return result_of(outcome, self.name, outcome.returncode)
