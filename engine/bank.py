@@ -11,17 +11,15 @@ import hashlib
 import json
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
-from engine.errors import UserError, invalid_file_message
+from engine.errors import UserError
 from engine.modules import MODULES
 from engine.modules.base import LoadedTask
 from engine.schema import MODULE_NAMES, Task
+from engine.yamlfile import invalid_file_message, read_mapping
 
 PROFILES = ("full", "fast")
-# libyaml's loader when PyYAML was built with it (several times faster); the same safe subset either way.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def default_tasks_dir() -> Path:
@@ -39,14 +37,7 @@ def task_hash(raw: dict, module_version: str) -> str:
 
 
 def load_task(path: Path) -> LoadedTask:
-    try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
-    except yaml.YAMLError as exc:
-        raise UserError(f"{path}: not valid YAML: {exc}") from exc
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the task file: {exc}") from exc
-    if not isinstance(raw, dict):
-        raise UserError(f"{path}: a task file must be a mapping of keys to values")
+    raw = read_mapping(path, "task file")
     try:
         task = Task.model_validate(raw)
     except ValidationError as exc:

@@ -7,10 +7,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
-
 
 class BenchError(Exception):
     """Base of every error the engine raises on purpose."""
@@ -55,27 +51,3 @@ class Truncated(ModelFailure):
     def __init__(self, message: str, truncation: str):
         super().__init__(message)
         self.truncation = truncation
-
-
-def invalid_file_message(
-    path: Path | str,
-    what: str,
-    errors: Sequence[Any],
-    *,
-    prefix: tuple[str, ...] = (),
-    name_part: Callable[[list[Any]], list[Any]] | None = None,
-) -> str:
-    """One message for a YAML file that failed validation: the file, then each field and how to fix it.
-
-    ``errors`` is pydantic's ``ValidationError.errors()``; ``prefix`` places a nested model's fields in the
-    file; ``name_part`` may rewrite a location (to say which row of a list is meant, by name).
-    """
-    lines = [f"{path}: invalid {what}"]
-    for err in errors:
-        loc = [*prefix, *err["loc"]]
-        if name_part is not None:
-            loc = name_part(loc)
-        where = ".".join(str(part) for part in loc) or "(top level)"
-        hint = "unknown key; remove it or fix its spelling" if err["type"] == "extra_forbidden" else err["msg"]
-        lines.append(f"  field '{where}': {hint}")
-    return "\n".join(lines)

@@ -7,11 +7,11 @@ import importlib.util
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import Field, ValidationError, model_validator
 
-from engine.errors import UserError, invalid_file_message
+from engine.errors import UserError
 from engine.schema import Strict
+from engine.yamlfile import invalid_file_message, read_mapping
 
 
 class GgufSource(Strict):
@@ -85,16 +85,11 @@ def default_models_path() -> Path:
 
 def load_models(path: Path | None = None) -> ModelsFile:
     path = path or default_models_path()
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read models file: {exc}") from exc
-    except yaml.YAMLError as exc:
-        raise UserError(f"{path}: not valid YAML: {exc}") from exc
+    raw = read_mapping(path, "models file")
     try:
         return ModelsFile.model_validate(raw)
     except ValidationError as exc:
-        listed = raw.get("models") if isinstance(raw, dict) else None
+        listed = raw.get("models")
         rows = listed if isinstance(listed, list) else []
 
         def by_name(loc: list) -> list:

@@ -12,27 +12,18 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from engine.errors import UserError, invalid_file_message
+from engine.errors import UserError
 from engine.index.schema import ModelEntry, Score
+from engine.yamlfile import invalid_file_message, read_mapping
 
 DEFAULT_DATA_DIR = Path("results/reported")
-# libyaml's loader when PyYAML has it (ten times faster on the ~1 MB of model files), else Python's.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 # Which measurement wins when a benchmark has several: a neutral evaluator first, then the model's own lab,
 # then a rival's comparison table (often run without the model's best settings).
 _RANK = {"independent": 0, "lab": 1, "other_lab": 2}
 
 
 def load_entry(path: Path) -> ModelEntry:
-    try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
-    except yaml.YAMLError as exc:
-        raise UserError(f"{path}: not valid YAML: {exc}") from exc
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc}") from exc
-    if not isinstance(raw, dict):
-        raise UserError(f"{path}: expected a mapping of fields at the top level")
+    raw = read_mapping(path, "model file")
     if raw.get("schema_version") != 1:
         raise UserError(
             f"{path}: field 'schema_version': expected 1, found {raw.get('schema_version')!r}; "
