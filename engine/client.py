@@ -23,9 +23,10 @@ from engine.schema import Reply, Timings, ToolCall, Usage
 
 # What each server says when the conversation does not fit (their sources and trackers, site_src/servers/):
 # llama.cpp exceed_context_size_error, vLLM "maximum context length", LM Studio "Trying to keep the first N
-# tokens when context the overflows" / "greater than the context length (n_keep ...)" and its MLX engine's
-# "Context size has been exceeded", Ollama without context shift "the prompt is longer than the context
-# length currently available".
+# tokens when context the overflows" / "greater than the context length (n_keep ...)", Ollama without context
+# shift "the prompt is longer than the context length currently available". Not llama.cpp's 500 "Context
+# size has been exceeded": its unified KV cache ran out while several requests shared it, which a retry on
+# its own can pass, so it stays a retried infrastructure error.
 _CONTEXT_OVERFLOW_MARKERS = (
     "exceed_context_size",
     "exceeds the available context size",
@@ -37,7 +38,6 @@ _CONTEXT_OVERFLOW_MARKERS = (
     "when context the overflows",
     "when context overflows",
     "greater than the context length",
-    "context size has been exceeded",
     "longer than the context length",
 )
 _TOOL_PARSE_MARKERS = ("parse tool call", "tool call parse", "failed to parse tool", "invalid tool call")

@@ -576,8 +576,9 @@ class FakeLMStudio(FakeServer):
     carry an empty name (before 0.3.16); no usage in a stream unless include_usage is asked for.
 
     A prompt over the loaded window is refused with a 400 "Trying to keep the first N tokens when context
-    the overflows ..." (``overflow="error"``), or, on the newer GGUF path (``overflow="empty"``), answered
-    200 with no content at all and a usage that counts the whole prompt (lmstudio-bug-tracker #2339)."""
+    the overflows ..." (``overflow="error"``; with a 200 status, as lmstudio-bug-tracker #2322 reports of
+    0.4.21, ``overflow="error-200"``), or, on the newer GGUF path (``overflow="empty"``), answered 200 with no
+    content at all and a usage that counts the whole prompt (lmstudio-bug-tracker #2339)."""
 
     kind = "lm-studio"
 
@@ -681,8 +682,8 @@ class FakeLMStudio(FakeServer):
             time.sleep(self.load_s)
             self.loaded = True
         prompt = honest_prompt_tokens(body)
-        if prompt > self.loaded_ctx and self.overflow == "error":
-            return 400, {
+        if prompt > self.loaded_ctx and self.overflow in ("error", "error-200"):
+            return 400 if self.overflow == "error" else 200, {
                 "error": f"Trying to keep the first {prompt} tokens when context the overflows. However, the "
                 f"model is loaded with context length of only {self.loaded_ctx} tokens, which is not enough. "
                 "Try to load the model with a larger context length, or provide a shorter input."

@@ -131,6 +131,13 @@ def test_lm_studio_answering_an_over_window_prompt_with_an_empty_200_is_a_contex
         assert len(srv.chats) == 1
 
 
+def test_lm_studio_sending_its_overflow_message_with_a_200_is_still_a_context_overflow():
+    with FakeLMStudio(always(Say(text="ok")), loaded=True, loaded_ctx=2048, overflow="error-200") as srv:
+        with pytest.raises(ContextOverflow, match="Trying to keep the first"):
+            chat_all(srv, [one_long_prompt(3000)], stream=False)
+        assert len(srv.chats) == 1
+
+
 # -- 5. LM Studio's documented window --------------------------------------------------------------------------
 
 
