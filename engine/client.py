@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,10 +16,17 @@ from typing import Any
 import httpx
 
 from engine import servers
-from engine.errors import BenchError, ContextOverflow, InfraError, ToolCallParseFailure
+from engine.errors import ContextOverflow, InfraError, ToolCallParseFailure
 from engine.normalise import extract_text_tool_calls, split_reasoning
+from engine.overflow import PromptCheck, SilentTruncation, prompt_token_floor, server_token_counter
 from engine.schema import Reply, Timings, ToolCall, Usage
 
+# What each server says when the conversation does not fit (their sources and trackers, site_src/servers/):
+# llama.cpp exceed_context_size_error, vLLM "maximum context length", LM Studio "Trying to keep the first N
+# tokens when context the overflows" / "greater than the context length (n_keep ...)", Ollama without context
+# shift "the prompt is longer than the context length currently available". Not llama.cpp's 500 "Context
+# size has been exceeded": its unified KV cache ran out while several requests shared it, which a retry on
+# its own can pass, so it stays a retried infrastructure error.
 _CONTEXT_OVERFLOW_MARKERS = (
     "exceed_context_size",
     "exceeds the available context size",
@@ -29,30 +35,15 @@ _CONTEXT_OVERFLOW_MARKERS = (
     "context_length_exceeded",
     "prompt is too long",
     "requested tokens",
+    "when context the overflows",
+    "when context overflows",
+    "greater than the context length",
+    "longer than the context length",
 )
 _TOOL_PARSE_MARKERS = ("parse tool call", "tool call parse", "failed to parse tool", "invalid tool call")
+# llama-server started with --no-jinja (or an old build without --jinja) answers a tools request 500.
+_NEEDS_JINJA_MARKER = "requires --jinja"
 _AUTO_TOOL_CHOICE_MARKER = "enable-auto-tool-choice"
-
-# Silent-truncation check. A prompt is at least this many tokens: no tokenizer we know averages more than
-# about 5 characters a token on prose or code, so 8 (after collapsing whitespace and long runs of one
-# character, which some tokenizers swallow whole) stays below any honest count. Prompts under the minimum
-# are never checked: no server runs a window that small, so a low count there means something else.
-_CHARS_PER_TOKEN_CEILING = 8
-_MIN_CHECKED_FLOOR = 1024
-_RUNS = re.compile(r"(\S)\1{3,}")
-_SPACE = re.compile(r"\s+")
-
-
-class SilentTruncation(BenchError):
-    """The server reported fewer prompt tokens than the request must have held: it dropped part of the
-    prompt (Ollama cuts the front of an over-long prompt and answers 200). The trial is invalid, neither
-    the model's failure nor a transport error, and rerunning it on the same server would repeat it."""
-
-    def __init__(self, message: str, *, reported: int, floor: int):
-        super().__init__(message)
-        self.reported = reported
-        self.floor = floor
-
 
 @dataclass
 class ClientSettings:
@@ -84,6 +75,9 @@ def _classify_status(status: int, body: str, retry_after: str | None) -> Excepti
     lower = body.lower()
     if status == 400 and _AUTO_TOOL_CHOICE_MARKER in lower:
         return InfraError(f"the server cannot take tool calls: {servers.tools_fix(servers.VLLM)} "
+                          f"(it answered: {body[:200]})", retryable=False)
+    if status in (400, 500) and _NEEDS_JINJA_MARKER in lower:
+        return InfraError(f"the server cannot take tool calls: {servers.tools_fix(servers.LLAMA_CPP)} "
                           f"(it answered: {body[:200]})", retryable=False)
     if status in (400, 413, 500) and any(m in lower for m in _CONTEXT_OVERFLOW_MARKERS):
         return ContextOverflow(f"the conversation does not fit the served context window: {body[:300]}")
@@ -214,6 +208,12 @@ class ChatClient:
             timeout=httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
             transport=transport,
         )
+        # After every reply, its prompt count against the served window (engine/overflow.py).
+        self._prompt_check: PromptCheck | None = None
+        if settings.check_truncation:
+            path = servers.profile(settings.server_kind).tokenize_path
+            counter = server_token_counter(self._http, servers.root_url(settings.endpoint) + path) if path else None
+            self._prompt_check = PromptCheck(settings.served_context, counter)
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -245,7 +245,8 @@ class ChatClient:
             body["seed"] = seed
         if tools:
             body["tools"] = tools
-            if tool_choice is not None and s.server_kind != servers.OLLAMA:  # Ollama rejects tool_choice
+            # Ollama's /v1 has no tool_choice field and ignores it; left out so the request shows what applies.
+            if tool_choice is not None and s.server_kind != servers.OLLAMA:
                 body["tool_choice"] = tool_choice
         if s.thinking is not None:
             body.update(servers.thinking_fields(s.server_kind, s.thinking))
@@ -265,7 +266,8 @@ class ChatClient:
     ) -> Reply:
         """Send one chat request, retrying infrastructure failures with exponential backoff.
 
-        Raises ``SilentTruncation`` when the server's prompt count shows it dropped part of the prompt.
+        Raises ``SilentTruncation`` when the server's prompt count shows it dropped part of the prompt, and
+        ``ContextOverflow`` when it counted more than its window (both judged in engine/overflow.py).
         """
         stream = self.settings.stream and (not tools or self.settings.stream_tool_turns)
         body = self.build_request(
@@ -297,8 +299,8 @@ class ChatClient:
             if recovered:
                 reply = reply.model_copy(update={"tool_calls": recovered, "content": rest})
         self._observe_thinking(reply)
-        if self.settings.check_truncation:
-            self._check_prompt_count(body, reply)
+        if self._prompt_check is not None:
+            await self._prompt_check.after_reply(body, reply.usage)
         return reply
 
     def _observe_thinking(self, reply: Reply) -> None:
@@ -322,27 +324,6 @@ class ChatClient:
                 why = "asked for thinking off, but the first reply still reasoned: the server ignored"
             self.thinking_check["warning"] = f"{why} {self.thinking_check['control']}"
 
-    def _check_prompt_count(self, body: dict[str, Any], reply: Reply) -> None:
-        reported = reply.usage.prompt_tokens
-        if not reported:  # missing, or 0 from a server that counts only uncached tokens
-            return
-        floor = prompt_token_floor(body.get("messages") or [], body.get("tools"))
-        served = self.settings.served_context
-        if floor < _MIN_CHECKED_FLOOR:
-            return
-        # A prompt well inside the served window cannot have been cut: a low count there is a server that
-        # counts only uncached tokens, not a truncation.
-        if served is not None and floor <= served // 2:
-            return
-        counted = reported + (reply.usage.cached_prompt_tokens or 0)
-        if counted < floor:
-            raise SilentTruncation(
-                f"silent truncation: the server reported {reported} prompt tokens, but the prompt holds at "
-                f"least {floor}; it dropped part of the conversation (the front, where the system prompt and "
-                "tools are) instead of refusing it, so this trial says nothing about the model",
-                reported=reported, floor=floor,
-            )
-
     async def _once(self, body: dict[str, Any]) -> Reply:
         started = time.perf_counter()
         try:
@@ -355,6 +336,9 @@ class ChatClient:
             raise _classify_status(response.status_code, response.text, response.headers.get("retry-after"))
         try:
             data = response.json()
+            if isinstance(data, dict) and "error" in data and not data.get("choices"):
+                # a 200 that carries an error (LM Studio answers some over-window prompts so)
+                raise _classify_status(500, json.dumps(data["error"])[:2000], None)
             choice = data["choices"][0]
             message = choice.get("message") or {}
         except (ValueError, KeyError, IndexError, TypeError) as exc:
@@ -476,25 +460,4 @@ def _outgoing(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _message_text(m: dict[str, Any]) -> str:
-    content = m.get("content")
-    if isinstance(content, list):  # content parts
-        content = " ".join(str(p.get("text") or "") for p in content if isinstance(p, dict))
-    parts = [str(content or "")]
-    for call in m.get("tool_calls") or []:
-        fn = call.get("function") or {}
-        parts.append(str(fn.get("name") or ""))
-        parts.append(str(fn.get("arguments") or ""))
-    return " ".join(parts)
-
-
-def prompt_token_floor(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
-    """A lower bound on the prompt tokens of a request, whatever the tokenizer.
-
-    Counts only the message text (no template, no tool schemas), collapses whitespace and long runs of one
-    character, and allows 8 characters a token, so an honest server always reports more.
-    """
-    del tools  # how a template renders tool schemas varies too much to count on
-    text = " ".join(_message_text(m) for m in messages)
-    text = _SPACE.sub(" ", _RUNS.sub(r"\1", text))
-    return len(text) // _CHARS_PER_TOKEN_CEILING
+__all__ = ["ChatClient", "ClientSettings", "SilentTruncation", "prompt_token_floor"]

@@ -2,10 +2,11 @@
 tools, and does a first request go through.
 
 Each server says these things in its own place (llama.cpp ``/props``, Ollama ``/api/show`` and ``/api/ps``,
-LM Studio ``/api/v0/models``, vLLM ``max_model_len`` in ``/v1/models``, llama-cpp-python its OpenAPI
-document). Preflight reads them, waits while a model loads, sends one warm-up request, refuses a tool run
-that the server cannot serve (naming the flag or model that fixes it), and returns everything for the run's
-meta. Only the warm-up and tools probe call the model; they are skipped unless ``warm_up`` is set.
+LM Studio ``/api/v1/models`` (``/api/v0/models`` before 0.4), vLLM ``max_model_len`` in ``/v1/models``,
+llama-cpp-python its OpenAPI document). Preflight reads them, waits while a model loads, sends one warm-up
+request, refuses a tool run that the server cannot serve (naming the flag or model that fixes it), and
+returns everything for the run's meta. Only the warm-up and tools probe call the model; they are skipped
+unless ``warm_up`` is set.
 """
 
 from __future__ import annotations
@@ -72,11 +73,6 @@ class ServerInfo:
         return meta
 
 
-def _root(endpoint: str) -> str:
-    base = endpoint.rstrip("/")
-    return base[: -len("/v1")] if base.endswith("/v1") else base
-
-
 async def _get(http: httpx.AsyncClient, url: str) -> httpx.Response | None:
     try:
         return await http.get(url)
@@ -113,7 +109,7 @@ async def wait_ready(
     Returns the seconds waited. A server that cannot be reached at all is a setting to fix, not a wait.
     """
     started = time.monotonic()
-    root = _root(endpoint)
+    root = servers.root_url(endpoint)
     while True:
         try:
             models = await http.get(f"{endpoint.rstrip('/')}/models")
@@ -138,7 +134,7 @@ async def wait_ready(
 async def identify(http: httpx.AsyncClient, endpoint: str, model: str) -> ServerInfo:
     """Which server this is, and what it says about its window, slots and tools. Makes no model call."""
     info = ServerInfo()
-    root = _root(endpoint)
+    root = servers.root_url(endpoint)
     listing = await _json(http, f"{endpoint.rstrip('/')}/models")
     data = listing.get("data") if isinstance(listing, dict) else None
     entries = [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
@@ -152,9 +148,7 @@ async def identify(http: httpx.AsyncClient, endpoint: str, model: str) -> Server
     if isinstance(version, dict) and "version" in version:
         await _ollama(info, http, root, model, str(version["version"]))
         return info
-    native = await _json(http, f"{root}/api/v0/models")
-    if isinstance(native, dict) and isinstance(native.get("data"), list):
-        _lm_studio(info, native["data"], model)
+    if await _lm_studio(info, http, root, model):
         return info
     if any("max_model_len" in e or e.get("owned_by") == "vllm" for e in entries):
         info.kind = servers.VLLM
@@ -175,7 +169,8 @@ async def identify(http: httpx.AsyncClient, endpoint: str, model: str) -> Server
 def _llama_cpp(info: ServerInfo, props: dict[str, Any], entries: list[dict[str, Any]]) -> None:
     info.kind = servers.LLAMA_CPP
     settings = props["default_generation_settings"]
-    # n_ctx here is per slot: -c is split across -np slots, and one request only ever sees its slot's share.
+    # n_ctx here is per slot, what one request can use: -c / np with an explicit -np and split slots, the
+    # whole -c with the unified KV cache (-kvu, the default when the slot count is automatic).
     info.served_context = _int(settings.get("n_ctx")) or _int(props.get("n_ctx"))
     info.slots = _int(props.get("total_slots"))
     info.version = str(props.get("build_info")) if props.get("build_info") else None
@@ -225,8 +220,12 @@ async def _ollama(info: ServerInfo, http: httpx.AsyncClient, root: str, model: s
 async def _ollama_loaded(info: ServerInfo, http: httpx.AsyncClient, root: str, model: str) -> None:
     """After the warm-up loaded the model, /api/ps says the window actually allocated (newer versions)."""
     ps = await _json(http, f"{root}/api/ps")
+    wanted = servers.ollama_model_name(model)
     for entry in (ps or {}).get("models") or [] if isinstance(ps, dict) else []:
-        if not isinstance(entry, dict) or model not in (entry.get("name"), entry.get("model")):
+        if not isinstance(entry, dict):
+            continue
+        names = {servers.ollama_model_name(str(entry.get(k))) for k in ("name", "model") if entry.get(k)}
+        if wanted not in names:  # /api/ps lists "qwen3:latest" for a model asked for as "qwen3"
             continue
         allocated = _int(entry.get("context_length"))
         if allocated:
@@ -234,14 +233,52 @@ async def _ollama_loaded(info: ServerInfo, http: httpx.AsyncClient, root: str, m
             info.details["context_source"] = "/api/ps context_length"
 
 
-def _lm_studio(info: ServerInfo, data: list[Any], model: str) -> None:
+async def _lm_studio(info: ServerInfo, http: httpx.AsyncClient, root: str, model: str) -> bool:
+    """LM Studio, if this is it. Its documented list is ``/api/v1/models`` (0.4 and later): per loaded
+    instance, ``config.context_length`` (the window a request gets) and ``config.parallel``. The older
+    ``/api/v0/models`` carries ``loaded_context_length``, which is not documented; it is read only when the
+    v1 list says nothing, and for the model's state, format and quantisation."""
+    listing = await _json(http, f"{root}/api/v1/models")
+    documented = isinstance(listing, dict) and isinstance(listing.get("models"), list)
+    native = await _json(http, f"{root}/api/v0/models")
+    older = isinstance(native, dict) and isinstance(native.get("data"), list)
+    if not documented and not older:
+        return False
     info.kind = servers.LM_STUDIO
-    info.slots = 1
+    info.slots = info.slots or 1
+    if documented:
+        _lm_studio_v1(info, listing["models"], model)  # type: ignore[index]
+    if older:
+        _lm_studio_v0(info, native["data"], model)  # type: ignore[index]
+    return True
+
+
+def _lm_studio_v1(info: ServerInfo, models: list[Any], model: str) -> None:
+    for entry in models:
+        if not isinstance(entry, dict):
+            continue
+        instances = [i for i in entry.get("loaded_instances") or [] if isinstance(i, dict)]
+        if model != entry.get("key") and model not in {i.get("id") for i in instances}:
+            continue
+        info.trained_context = _int(entry.get("max_context_length")) or info.trained_context
+        instance = next((i for i in instances if i.get("id") == model), instances[0] if instances else None)
+        config = (instance or {}).get("config")
+        if isinstance(config, dict):
+            info.served_context = _int(config.get("context_length")) or info.served_context
+            info.slots = _int(config.get("parallel")) or info.slots
+            info.details["context_source"] = "/api/v1/models loaded_instances[].config.context_length"
+        return
+
+
+def _lm_studio_v0(info: ServerInfo, data: list[Any], model: str) -> None:
     entry = next((e for e in data if isinstance(e, dict) and e.get("id") == model), None)
     if entry is None:
         return
-    info.trained_context = _int(entry.get("max_context_length"))
-    info.served_context = _int(entry.get("loaded_context_length")) or info.served_context
+    info.trained_context = info.trained_context or _int(entry.get("max_context_length"))
+    from_v1 = str(info.details.get("context_source", "")).startswith("/api/v1")
+    if not from_v1 and _int(entry.get("loaded_context_length")):
+        info.served_context = _int(entry.get("loaded_context_length"))
+        info.details["context_source"] = "/api/v0/models loaded_context_length"
     info.details["state"] = entry.get("state")
     for key in ("arch", "quantization", "compatibility_type"):
         if entry.get(key):
@@ -287,7 +324,7 @@ async def check_tools(client: ChatClient | None, info: ServerInfo) -> None:
         await client.chat(WARM_UP_MESSAGES, tools=[_PROBE_TOOL], tool_choice="auto", max_tokens=16)
     except InfraError as exc:
         text = str(exc)
-        if "HTTP 400" in text and "tool" in text.lower():
+        if ("HTTP 400" in text or not exc.retryable) and "tool" in text.lower():
             raise UserError(f"{servers.profile(info.kind).label} rejected a request with tools: {fix}. "
                             f"(It answered: {text[:300]})") from exc
         raise UserError(f"a request with tools failed on {info.kind}: {text}") from exc
@@ -333,11 +370,9 @@ async def probe(
             if client is not None:
                 info.warmup_ms = await warm_up(client, info, model)
                 if info.kind == servers.OLLAMA:
-                    await _ollama_loaded(info, http, _root(endpoint), model)
-                if info.kind == servers.LM_STUDIO:
-                    native = await _json(http, f"{_root(endpoint)}/api/v0/models")
-                    if isinstance(native, dict) and isinstance(native.get("data"), list):
-                        _lm_studio(info, native["data"], model)
+                    await _ollama_loaded(info, http, servers.root_url(endpoint), model)
+                if info.kind == servers.LM_STUDIO:  # loaded by the warm-up: the window is known now
+                    await _lm_studio(info, http, servers.root_url(endpoint), model)
                 info.details["warmup_thinking"] = client.thinking_check
             if needs_tools:
                 await check_tools(client, info)

@@ -22,7 +22,7 @@ from engine import __version__, servers
 from engine.bank import load_bank, select, task_set_hash
 from engine.checkpoint import Checkpoint, checkpoint_path, describe_mismatch, fingerprint
 from engine.client import ChatClient, ClientSettings, SilentTruncation
-from engine.errors import InfraError, ModelFailure, Truncated, UserError
+from engine.errors import ContextOverflow, InfraError, ModelFailure, Truncated, UserError
 from engine.modules import MODULES
 from engine.modules.base import Conversation, Env, LoadedTask
 from engine.preflight import ServerInfo, probe
@@ -427,6 +427,14 @@ def _advice(cfg: RunConfig, results: list[TrialRecord], client: ChatClient) -> l
             "the prompt (its context window is too small for them): "
             f"{servers.larger_window_advice(cfg.server_kind)}; "
             "then re-issue the same command, and those trials run again."
+        )
+    overflowed = [r for r in results if r.grade is not None and r.grade.reason == ContextOverflow.kind]
+    if overflowed:
+        window = f"{cfg.served_context}-token" if cfg.served_context else "context"
+        lines.append(
+            f"note: {len(overflowed)} trial(s) failed as context overflows (counted as the model's failures): "
+            f"the conversation outgrew the server's {window} window. To give the model more room, "
+            f"{servers.larger_window_advice(cfg.server_kind)}."
         )
     if client.thinking_check and client.thinking_check.get("warning"):
         lines.append(f"warning: --thinking: {client.thinking_check['warning']}")

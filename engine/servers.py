@@ -45,6 +45,8 @@ class ServerProfile:
     tools_fix: str = ""
     # The request field this server reads for --thinking (documentation and the run's meta).
     thinking_control: str = ""
+    # Where the server counts tokens with the model's own tokenizer (POST, beside /v1), if it offers that.
+    tokenize_path: str | None = None
 
 
 PROFILES: dict[str, ServerProfile] = {
@@ -53,11 +55,14 @@ PROFILES: dict[str, ServerProfile] = {
         label="llama.cpp llama-server",
         concurrency=None,
         sampler={"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0},
-        larger_window=("restart llama-server with a larger -c (it is split across the -np slots, so each "
-                       "slot holds c/np tokens), e.g. -c 32768 -np 1"),
-        tools_fix=("restart llama-server with --jinja so it uses the model's chat template with tools (and "
-                   "--chat-template-file FILE if the model's own template has no tool section)"),
+        larger_window=("restart llama-server with a larger -c, e.g. -c 32768 (with an explicit -np N and no "
+                       "-kvu each slot gets c/N tokens; with the default automatic slots the KV cache is "
+                       "unified and every slot can use the whole -c)"),
+        tools_fix=("restart llama-server with --jinja (the default in current builds; drop --no-jinja) so it "
+                   "uses the model's chat template with tools, and --chat-template-file FILE if the model's "
+                   "own template has no tool section"),
         thinking_control="chat_template_kwargs.enable_thinking",
+        tokenize_path="/tokenize",
     ),
     LLAMA_CPP_PYTHON: ServerProfile(
         kind=LLAMA_CPP_PYTHON,
@@ -90,7 +95,11 @@ PROFILES: dict[str, ServerProfile] = {
         larger_window=("load the model with a larger context length (`lms load MODEL --context-length "
                        "32768`, or the Context Length setting when loading it in the app)"),
         tools_fix="load a model whose chat template supports tools (LM Studio marks them as tool-capable)",
-        thinking_control="chat_template_kwargs.enable_thinking and reasoning_effort",
+        # Neither field is documented for LM Studio's /v1/chat/completions (its own switch is `reasoning` on
+        # /api/v1/chat); they are sent in case the loaded engine passes them on, and the first reply checked.
+        thinking_control=("chat_template_kwargs.enable_thinking and reasoning_effort (undocumented on LM "
+                          "Studio's /v1/chat/completions; its own switch is `reasoning` on /api/v1/chat, "
+                          "or the model's Thinking setting in the app)"),
     ),
     VLLM: ServerProfile(
         kind=VLLM,
@@ -114,6 +123,27 @@ PROFILES: dict[str, ServerProfile] = {
         thinking_control="chat_template_kwargs.enable_thinking",
     ),
 }
+
+
+def root_url(endpoint: str) -> str:
+    """The server's root, where the native endpoints live: the endpoint without its /v1."""
+    base = endpoint.rstrip("/")
+    return base[: -len("/v1")] if base.endswith("/v1") else base
+
+
+def ollama_model_name(name: str) -> str:
+    """A model name as Ollama resolves it: host/namespace/model:tag, with its defaults filled in
+    (registry.ollama.ai, library, latest), case-insensitive, any @digest dropped. /api/ps lists a model
+    asked for as ``qwen3`` as ``qwen3:latest``; both become ``registry.ollama.ai/library/qwen3:latest``."""
+    text = name.strip().lower().split("@", 1)[0]
+    slash, colon = text.rfind("/"), text.rfind(":")
+    base, tag = (text[:colon], text[colon + 1:]) if colon > slash else (text, "")
+    parts = base.split("/")
+    if len(parts) == 1:
+        parts = ["registry.ollama.ai", "library", *parts]
+    elif len(parts) == 2:
+        parts = ["registry.ollama.ai", *parts]
+    return "/".join(parts) + ":" + (tag or "latest")
 
 
 def profile(kind: str | None) -> ServerProfile:

@@ -187,7 +187,9 @@ class FakeServer:
         return msg
 
     def usage(self, say: Say, prompt_tokens: int) -> dict[str, int]:
-        completion = say.completion_tokens or max(1, (len(say.text) + len(say.reasoning or "")) // 4)
+        completion = say.completion_tokens
+        if completion is None:
+            completion = max(1, (len(say.text) + len(say.reasoning or "")) // 4)
         return {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion,
@@ -258,7 +260,12 @@ class FakeServer:
 class FakeLlamaCpp(FakeServer):
     """llama-server: /props (per-slot n_ctx, total_slots, chat_template_caps), /health 503 while loading,
     400 exceed_context_size_error, timings on every reply, tools dropped silently by a template without
-    them, thinking by chat_template_kwargs.enable_thinking with reasoning in reasoning_content."""
+    them, thinking by chat_template_kwargs.enable_thinking with reasoning in reasoning_content, POST
+    /tokenize. ``jinja=False`` (--no-jinja) answers a tools request 500 "tools param requires --jinja flag".
+    ``context_shift_truncates`` is a build from before the truncation was removed, started with context
+    shift on: an over-window prompt keeps its last blocks of n_ctx/2 tokens, is answered 200, and the
+    reported prompt count is the cut one (tools/server/tests/unit/test_ctx_shift.py: 301 tokens into a
+    128-token slot keep the last 109)."""
 
     kind = "llama.cpp"
 
@@ -271,9 +278,13 @@ class FakeLlamaCpp(FakeServer):
         supports_tools: bool = True,
         loading_s: float = 0.0,
         build: str = "b6543-1a2b3c4",
+        jinja: bool = True,
+        context_shift_truncates: bool = False,
         **kw: Any,
     ):
         super().__init__(script, **kw)
+        self.jinja, self.context_shift_truncates = jinja, context_shift_truncates
+        self.tokenized = 0
         self.n_ctx, self.slots, self.supports_tools, self.loading_s, self.build = (
             n_ctx,
             slots,
@@ -326,7 +337,17 @@ class FakeLlamaCpp(FakeServer):
         def health(_: Any) -> tuple[int, Any]:
             return self._unavailable() if self.loading() else (200, {"status": "ok"})
 
-        return {("GET", "/v1/models"): models, ("GET", "/props"): props, ("GET", "/health"): health}
+        def tokenize(body: Any) -> tuple[int, Any]:
+            self.tokenized += 1
+            text = str((body or {}).get("content") or "")
+            return 200, {"tokens": list(range(len(text) // 4))}
+
+        return {
+            ("GET", "/v1/models"): models,
+            ("GET", "/props"): props,
+            ("GET", "/health"): health,
+            ("POST", "/tokenize"): tokenize,
+        }
 
     def thinking_on(self, body: dict[str, Any]) -> bool:
         return (body.get("chat_template_kwargs") or {}).get("enable_thinking", True) is not False
@@ -334,8 +355,14 @@ class FakeLlamaCpp(FakeServer):
     def chat(self, body: dict[str, Any]) -> tuple[int, Any] | list[dict[str, Any]]:
         if self.loading():
             return self._unavailable()
+        if body.get("tools") and not self.jinja:
+            return 500, {"error": {"code": 500, "message": "tools param requires --jinja flag", "type": "server_error"}}
         prompt = honest_prompt_tokens(body)
-        if prompt + 0 > self.n_ctx:
+        if prompt >= self.n_ctx and self.context_shift_truncates:
+            block = self.n_ctx // 2  # n_keep 0
+            prompt -= (prompt - block) // block * block
+            body = {**body, "messages": body["messages"][-1:]}  # only the tail reaches the model
+        if prompt >= self.n_ctx:
             return 400, {
                 "error": {
                     "code": 400,
@@ -363,14 +390,33 @@ class FakeLlamaCpp(FakeServer):
         return result
 
 
+def ollama_display_name(name: str) -> str:
+    """How Ollama lists a model (/api/ps, /v1/models): with its tag, ``latest`` when none was given."""
+    last = name.rsplit("/", 1)[-1]
+    return name if ":" in last else f"{name}:latest"
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+
+
 class FakeOllama(FakeServer):
     """Ollama: /api/version, /api/show (capabilities, model_info context_length, Modelfile parameters),
-    /api/ps (allocated context_length); /v1 cuts the FRONT of an over-long prompt and answers 200 with a
-    low prompt_tokens; 400 for tools on a model without them; reasoning in message.reasoning, switched by
-    reasoning_effort ("none" = off), on by default; 503 when a second request arrives while one runs."""
+    /api/ps (allocated context_length, names listed with their tag: ``qwen3`` as ``qwen3:latest``); 400 for
+    tools on a model without them; reasoning in message.reasoning, switched by reasoning_effort ("none" =
+    off), on by default; tool_choice ignored (its /v1 request has no such field).
+
+    A prompt over the window, as its source does it (server/prompt.go, llm/llama_server.go, the runners):
+    first the oldest non-system messages are dropped until the rest fits (every version); a last message
+    still too long is cut, keeping its end, to exactly num_ctx before 0.30, to num_ctx - 1 in 0.30, and
+    since 0.31 to num_ctx - (num_ctx - num_keep) / 2, about half; or, since 0.31, refused with a 400 on a
+    model without context shift (``context_shift=False``, e.g. the deepseek2 family). Each is answered 200
+    with the cut count as prompt_tokens. Requests past ``parallel`` wait in a queue; only past
+    ``max_queue`` (OLLAMA_MAX_QUEUE, 512) is one answered 503."""
 
     kind = "ollama"
     reasoning_field = "reasoning"
+    num_keep = 4
 
     def __init__(
         self,
@@ -381,23 +427,30 @@ class FakeOllama(FakeServer):
         capabilities: tuple[str, ...] = ("completion", "tools", "thinking"),
         version: str = "0.12.6",
         modelfile_num_ctx: int | None = None,
-        busy: bool = False,
+        parallel: int = 1,
+        max_queue: int = 512,
         work_s: float = 0.0,
         ps_context: bool = True,
+        context_shift: bool = True,
         **kw: Any,
     ):
         kw.setdefault("model", "qwen3:0.6b")
         super().__init__(script, **kw)
         self.num_ctx, self.trained, self.capabilities, self.version = num_ctx, trained, capabilities, version
-        self.modelfile_num_ctx, self.busy, self.work_s = modelfile_num_ctx, busy, work_s
+        self.modelfile_num_ctx, self.work_s, self.context_shift = modelfile_num_ctx, work_s, context_shift
+        self.parallel, self.max_queue = parallel, max_queue
         self.ps_context = ps_context  # older versions leave context_length out of /api/ps
-        self.running = 0
+        self._slots = threading.Semaphore(parallel)
+        self.waiting = 0
         self.rejected_busy = 0
         self.loaded = False
 
+    def knows(self, name: Any) -> bool:
+        return isinstance(name, str) and ollama_display_name(name).lower() == ollama_display_name(self.model).lower()
+
     def routes(self) -> dict[tuple[str, str], Callable[[Any], tuple[int, Any]]]:
         def show(body: Any) -> tuple[int, Any]:
-            if (body or {}).get("model") != self.model:
+            if not self.knows((body or {}).get("model")):
                 return 404, {"error": f"model '{(body or {}).get('model')}' not found"}
             params = "temperature 0.6\ntop_k 20"
             if self.modelfile_num_ctx:
@@ -412,7 +465,8 @@ class FakeOllama(FakeServer):
             }
 
         def ps(_: Any) -> tuple[int, Any]:
-            entry: dict[str, Any] = {"name": self.model, "model": self.model, "size": 1}
+            name = ollama_display_name(self.model)
+            entry: dict[str, Any] = {"name": name, "model": name, "size": 1}
             if self.ps_context:
                 entry["context_length"] = self.window()
             models = [entry]
@@ -427,7 +481,10 @@ class FakeOllama(FakeServer):
                 200,
                 {
                     "object": "list",
-                    "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "library"}],
+                    "data": [
+                        {"id": ollama_display_name(self.model), "object": "model", "created": 0,
+                         "owned_by": "library"}
+                    ],
                 },
             ),
         }
@@ -441,9 +498,34 @@ class FakeOllama(FakeServer):
     def thinking_on(self, body: dict[str, Any]) -> bool:
         return "thinking" in self.capabilities and body.get("reasoning_effort") != "none"
 
+    def fit(self, body: dict[str, Any]) -> tuple[int, list[dict[str, Any]]] | None:
+        """The prompt count and the messages the model gets, or None for the 400 of no context shift."""
+        window, msgs = self.window(), body.get("messages") or []
+
+        def count(kept: list[dict[str, Any]]) -> int:
+            return honest_prompt_tokens({"messages": kept, "tools": body.get("tools")})
+
+        kept = msgs
+        for i in range(len(msgs)):  # chatPrompt: drop from the front, keep system messages and the last one
+            kept = [m for m in msgs[:i] if m.get("role") == "system"] + msgs[i:]
+            if count(kept) <= window or i == len(msgs) - 1:
+                break
+        prompt, version = count(kept), _version(self.version)
+        if prompt <= (window - 1 if version >= (0, 30) else window):
+            return prompt, kept
+        if version < (0, 30):
+            cut = window
+        elif version < (0, 31):
+            cut = window - 1
+        elif not self.context_shift:
+            return None
+        else:
+            cut = window - max((window - self.num_keep) // 2, 1)
+        return cut, kept[-1:]  # the front of the prompt is gone: the reply is about the tail only
+
     def chat(self, body: dict[str, Any]) -> tuple[int, Any] | list[dict[str, Any]]:
         with self._lock:
-            if self.busy and self.running >= 1:
+            if self.waiting >= self.parallel + self.max_queue:
                 self.rejected_busy += 1
                 return 503, {
                     "error": {
@@ -451,36 +533,52 @@ class FakeOllama(FakeServer):
                         "type": "api_error",
                     }
                 }
-            self.running += 1
+            self.waiting += 1
         try:
-            time.sleep(self.work_s)
-            self.loaded = True
-            if body.get("tools") and "tools" not in self.capabilities:
-                return 400, {
-                    "error": {
-                        "message": f"registry.ollama.ai/library/{self.model} does not support tools",
-                        "type": "api_error",
-                        "param": None,
-                        "code": None,
-                    }
-                }
-            prompt = honest_prompt_tokens(body)
-            kept = prompt
-            if prompt > self.window():
-                # The front of the prompt is dropped to make room: the reply is about the tail only.
-                kept = self.window() - 4 - (body.get("max_tokens") or 0) // 8
-                body = {**body, "messages": body["messages"][-1:]}
-            say = self.script(body)
-            return self.reply(body, say, prompt_tokens=kept)
+            with self._slots:
+                time.sleep(self.work_s)
+                self.loaded = True
+                return self._answer(body)
         finally:
             with self._lock:
-                self.running -= 1
+                self.waiting -= 1
+
+    def _answer(self, body: dict[str, Any]) -> tuple[int, Any] | list[dict[str, Any]]:
+        if body.get("tools") and "tools" not in self.capabilities:
+            return 400, {
+                "error": {
+                    "message": f"registry.ollama.ai/library/{self.model} does not support tools",
+                    "type": "api_error",
+                    "param": None,
+                    "code": None,
+                }
+            }
+        fitted = self.fit(body)
+        if fitted is None:
+            return 400, {
+                "error": {
+                    "message": "the prompt is longer than the context length currently available to the model; "
+                    "shorten the prompt, adjust the context length in settings, or use a model with a longer "
+                    "context length",
+                    "type": "invalid_request_error",
+                }
+            }
+        prompt, kept = fitted
+        say = self.script({**body, "messages": kept})
+        return self.reply(body, say, prompt_tokens=prompt)
 
 
 class FakeLMStudio(FakeServer):
-    """LM Studio: /api/v0/models (max_context_length, loaded_context_length, state); the first request
-    loads the model (seconds) or, with just-in-time loading off, 404 "No models loaded"; streamed tool-call
-    chunks after the first carry an empty name; no usage in a stream unless include_usage is asked for."""
+    """LM Studio: /api/v1/models (documented: max_context_length, loaded_instances[].config.context_length
+    and parallel), the older /api/v0/models (max_context_length, state and the undocumented
+    loaded_context_length, left out with ``v0_window=False``); the first request loads the model (seconds)
+    or, with just-in-time loading off, 404 "No models loaded"; streamed tool-call chunks after the first
+    carry an empty name (before 0.3.16); no usage in a stream unless include_usage is asked for.
+
+    A prompt over the loaded window is refused with a 400 "Trying to keep the first N tokens when context
+    the overflows ..." (``overflow="error"``; with a 200 status, as lmstudio-bug-tracker #2322 reports of
+    0.4.21, ``overflow="error-200"``), or, on the newer GGUF path (``overflow="empty"``), answered 200 with no
+    content at all and a usage that counts the whole prompt (lmstudio-bug-tracker #2339)."""
 
     kind = "lm-studio"
 
@@ -493,10 +591,15 @@ class FakeLMStudio(FakeServer):
         loaded: bool = False,
         jit: bool = True,
         load_s: float = 0.0,
+        parallel: int = 4,
+        api_v1: bool = True,
+        v0_window: bool = True,
+        overflow: str = "error",
         **kw: Any,
     ):
         kw.setdefault("model", "qwen2.5-7b-instruct")
         super().__init__(script, **kw)
+        self.parallel, self.api_v1, self.v0_window, self.overflow = parallel, api_v1, v0_window, overflow
         self.max_ctx, self.loaded_ctx, self.loaded, self.jit, self.load_s = (
             max_ctx,
             loaded_ctx,
@@ -518,9 +621,34 @@ class FakeLMStudio(FakeServer):
                 "state": "loaded" if self.loaded else "not-loaded",
                 "max_context_length": self.max_ctx,
             }
-            if self.loaded:
+            if self.loaded and self.v0_window:
                 entry["loaded_context_length"] = self.loaded_ctx
             return 200, {"object": "list", "data": [entry]}
+
+        def documented(_: Any) -> tuple[int, Any]:
+            instances = [
+                {
+                    "id": self.model,
+                    "config": {"context_length": self.loaded_ctx, "eval_batch_size": 512,
+                               "parallel": self.parallel, "flash_attention": True},
+                }
+            ]
+            return 200, {
+                "models": [
+                    {
+                        "type": "llm",
+                        "publisher": "lmstudio-community",
+                        "key": self.model,
+                        "display_name": self.model,
+                        "architecture": "qwen2",
+                        "quantization": {"name": "Q4_K_M", "bits_per_weight": 4},
+                        "loaded_instances": instances if self.loaded else [],
+                        "max_context_length": self.max_ctx,
+                        "format": "gguf",
+                        "capabilities": {"vision": False, "trained_for_tool_use": True},
+                    }
+                ]
+            }
 
         def models(_: Any) -> tuple[int, Any]:
             return 200, {
@@ -528,7 +656,10 @@ class FakeLMStudio(FakeServer):
                 "data": [{"id": self.model, "object": "model", "owned_by": "organization_owner"}],
             }
 
-        return {("GET", "/api/v0/models"): native, ("GET", "/v1/models"): models}
+        routes = {("GET", "/api/v0/models"): native, ("GET", "/v1/models"): models}
+        if self.api_v1:
+            routes[("GET", "/api/v1/models")] = documented
+        return routes
 
     def not_found(self, path: str) -> Any:
         return {"error": f"Unexpected endpoint or method. (GET {path})"}
@@ -550,7 +681,16 @@ class FakeLMStudio(FakeServer):
                 }
             time.sleep(self.load_s)
             self.loaded = True
-        return self.reply(body, self.script(body), prompt_tokens=honest_prompt_tokens(body))
+        prompt = honest_prompt_tokens(body)
+        if prompt > self.loaded_ctx and self.overflow in ("error", "error-200"):
+            return 400 if self.overflow == "error" else 200, {
+                "error": f"Trying to keep the first {prompt} tokens when context the overflows. However, the "
+                f"model is loaded with context length of only {self.loaded_ctx} tokens, which is not enough. "
+                "Try to load the model with a larger context length, or provide a shorter input."
+            }
+        if prompt > self.loaded_ctx:
+            return self.reply(body, Say(text="", completion_tokens=0), prompt_tokens=prompt)
+        return self.reply(body, self.script(body), prompt_tokens=prompt)
 
     def tool_deltas(self, say: Say) -> list[dict[str, Any]]:
         deltas = []

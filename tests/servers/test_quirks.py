@@ -8,7 +8,7 @@ import json
 import pytest
 
 from engine.client import ChatClient, ClientSettings, SilentTruncation
-from engine.errors import ContextOverflow
+from engine.errors import ContextOverflow, InfraError
 from engine.results import load_run_file
 from engine.runner import run_benchmark
 from engine.servers import sampler_fields
@@ -286,7 +286,12 @@ def test_llama_cpp_template_without_tools_answers_in_text_and_preflight_would_ha
         (FakeLlamaCpp, {"n_ctx": 512}),
         (FakeVLLM, {"max_model_len": 512}),
         (FakeVLLM, {"max_model_len": 512, "overflow_status": 500}),
+        # LM Studio's 400 "Trying to keep the first N tokens when context the overflows", once recorded as infra
+        (FakeLMStudio, {"loaded": True, "loaded_ctx": 512}),
+        # Ollama 0.31 and later on a model without context shift: a 400, once recorded as infra
+        (FakeOllama, {"version": "0.31.0", "context_shift": False, "num_ctx": 512}),
     ],
+    ids=["llama.cpp", "vllm-400", "vllm-500", "lm-studio-400", "ollama-no-context-shift"],
 )
 def test_context_overflow_is_final_and_never_retried(server, kw):
     with server(**kw) as srv:
@@ -295,13 +300,40 @@ def test_context_overflow_is_final_and_never_retried(server, kw):
         assert len(srv.chats) == 1
 
 
-def test_ollama_busy_503_is_backed_off_and_retried(tmp_path):
-    with FakeOllama(knowledge_script(), busy=True, work_s=0.05) as srv:
+def test_ollama_queues_requests_past_its_parallel_slots_instead_of_refusing_them(tmp_path):
+    with FakeOllama(knowledge_script(), work_s=0.05) as srv:
+        run = run_benchmark(run_config(srv, tmp_path / "r.json", concurrency=4, trials=2, warm_up=False))
+        assert srv.rejected_busy == 0
+    assert all(t.passed for t in run.trials) and len(run.trials) == 8
+
+
+def test_ollama_busy_503_past_its_queue_is_backed_off_and_retried(tmp_path):
+    with FakeOllama(knowledge_script(), max_queue=1, work_s=0.05) as srv:
         run = run_benchmark(
             run_config(srv, tmp_path / "r.json", concurrency=4, trials=2, max_retries=8, warm_up=False)
         )
         assert srv.rejected_busy > 0
     assert all(t.passed for t in run.trials) and len(run.trials) == 8
+
+
+def test_llama_cpp_without_jinja_refuses_tools_with_a_500_that_names_the_flag_and_is_not_retried():
+    with FakeLlamaCpp(always(Say(text="ok")), jinja=False) as srv:
+        with pytest.raises(InfraError, match="--jinja") as caught:
+            ask(srv, tools=TOOLS, retries=3)
+        assert len(srv.chats) == 1 and caught.value.retryable is False
+        reply, _ = ask(srv)  # a request without tools is served
+    assert reply.content == "ok"
+
+
+def test_preflight_refuses_a_tool_run_on_llama_cpp_without_jinja_naming_the_flag():
+    from engine.errors import UserError
+    from engine.preflight import probe
+
+    with FakeLlamaCpp(always(Say(text="ok")), jinja=False) as srv:
+        settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=3, timeout_s=10)
+        with pytest.raises(UserError, match="rejected a request with tools: restart llama-server with --jinja"):
+            asyncio.run(probe(srv.url, None, srv.model, warm=True, needs_tools=True, client_settings=settings))
+        assert len(srv.chats) == 2  # the warm-up and one tools probe, not retried
 
 
 # -- sampler ---------------------------------------------------------------------------------------------
