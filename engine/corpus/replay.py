@@ -66,15 +66,16 @@ def load_corpus(corpus_dir: Path) -> list[CorpusFile]:
     return files
 
 
-def _verdict(task: LoadedTask, case: Case, sandbox: object, workdir: Path) -> tuple[str, str]:
+def _verdict(task: LoadedTask, case: Case, srv: ScriptedServer, sandbox: object, workdir: Path) -> tuple[str, str]:
     from engine.runner import RunConfig, run_benchmark  # the runner imports the modules; keep this import lazy
 
-    with ScriptedServer(transcript([r.action() for r in case.replies])) as srv:
-        cfg = RunConfig(
-            model="scripted", endpoint=srv.url, output=workdir / f"{task.id}.{case.name}.json", trials=1,
-            bank=[task], max_retries=0, backoff_s=0.01, show_progress=False, sandbox=sandbox,
-        )
-        run = run_benchmark(cfg)
+    # One server for the whole corpus; each case plays its own transcript (cases run one after another).
+    srv.responder = transcript([r.action() for r in case.replies])
+    cfg = RunConfig(
+        model="scripted", endpoint=srv.url, output=workdir / f"{task.id}.{case.name}.json", trials=1,
+        bank=[task], max_retries=0, backoff_s=0.01, show_progress=False, sandbox=sandbox,
+    )
+    run = run_benchmark(cfg)
     trial = run.trials[0]
     if trial.grade is None:
         return "error", trial.error or trial.invalid_reason or "no grade recorded"
@@ -91,13 +92,13 @@ def evaluate(
     """Replay every case of every file; a file whose task is not in the bank is a ``UserError``."""
     bank = {t.id: t for t in load_bank(tasks_dir)}
     results: list[CaseResult] = []
-    with tempfile.TemporaryDirectory(prefix="sllmb-corpus-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="sllmb-corpus-") as tmp, ScriptedServer(transcript([])) as srv:
         for cf in corpus:
             task = bank.get(cf.task)
             if task is None:
                 raise UserError(f"corpus file for {cf.task!r}: no such task in the bank; rename or remove it")
             for case in cf.cases:
-                got, reason = _verdict(task, case, sandbox, Path(tmp))
+                got, reason = _verdict(task, case, srv, sandbox, Path(tmp))
                 result = CaseResult(task=task.id, module=task.task.module, case=case.name, expect=case.expect,
                                     got=got, reason=reason, why=case.why)
                 results.append(result)
