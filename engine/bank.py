@@ -31,7 +31,9 @@ def default_tasks_dir() -> Path:
 
 
 def task_hash(raw: dict, module_version: str) -> str:
-    canonical = json.dumps(raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """What the model is asked: the whole file but its grading ``version``, and the module's format version."""
+    asked = {k: v for k, v in raw.items() if k != "version"}
+    canonical = json.dumps(asked, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     digest = hashlib.sha256(f"{module_version}\n{canonical}".encode()).hexdigest()
     return digest[:16]
 

@@ -3,7 +3,9 @@
 Only trials the grader judged are regraded: a trial that ended in an infra error, was declared invalid, or
 was failed by the runner before grading (a truncation, a context overflow, broken tool-call JSON) keeps its
 record, because its verdict never came from a grader. A trial whose task changed since the run (its task
-hash no longer matches the bank) is not regraded either: the stored transcript answers a different task.
+hash no longer matches the bank) is not regraded either: the stored transcript answers a different task. A
+task whose grading version was bumped (the ``version`` field, outside the hash) is regraded and the trial
+records the new version.
 Such trials, and trials whose task or module is missing here, are listed in the report.
 """
 
@@ -108,7 +110,7 @@ def rescore_run(
         if grade.score != old.score or grade.passed != old.passed:
             report.changed.append((trial.task_id, trial.trial, old.score, grade.score))
         report.regraded += 1
-        new_trials.append(trial.model_copy(update={"grade": grade}))
+        new_trials.append(trial.model_copy(update={"grade": grade, "task_version": task.task.version}))
     report.run = run.model_copy(update={"trials": new_trials})
     return report
 

@@ -213,11 +213,13 @@ class Runner:
                 "(the old checkpoint is kept as a .bak file)"
             )
         current = {t.id: t.hash for t in tasks}
+        versions = {t.id: t.task.version for t in tasks}
         keep: dict[tuple[str, int], TrialRecord] = {}
         for rec in previous:
             # Infra and invalid trials run again: the server may have been fixed in between.
+            # So do trials graded under an older grading version of their task.
             if (current.get(rec.task_id) == rec.task_hash and rec.trial < trials and not rec.infra
-                    and rec.invalid_reason is None):
+                    and rec.invalid_reason is None and rec.task_version == versions[rec.task_id]):
                 keep[(rec.task_id, rec.trial)] = rec
         header = CheckpointHeader(
             fingerprint=fingerprint(settings),
@@ -267,6 +269,7 @@ class Runner:
         return TrialRecord(
             task_id=task.id,
             task_hash=task.hash,
+            task_version=task.task.version,
             module=task.task.module,
             trial=trial,
             seed=seed,

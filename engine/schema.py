@@ -47,6 +47,10 @@ class Task(Strict):
     # Completion budget per model call; the run's --max-tokens overrides it when given.
     max_tokens: int = Field(default=1024, ge=16, le=32768)
     system: str | None = None
+    # The grading version of this task: bumped when how its answers are judged changes while what the model
+    # is asked stays the same. It is left out of the task hash, so ``rescore`` regrades old transcripts of
+    # the task instead of refusing them; a resumed run re-runs trials graded under an older version.
+    version: int = Field(default=1, ge=1)
     body: dict[str, Any]
 
 
@@ -120,6 +124,8 @@ class Grade(Strict):
 class TrialRecord(Strict):
     task_id: str
     task_hash: str
+    # The task's grading version the grade was made under (files from before versions existed: 1).
+    task_version: int = Field(default=1, ge=1)
     module: ModuleName
     trial: int = Field(ge=0)
     seed: int | None = None

@@ -116,6 +116,12 @@ def define_env(env: Any) -> None:
             lines = lines[1:]
         return "\n".join(lines)
 
+    @env.macro
+    def grader_accuracy() -> str:
+        from engine.site.grader_accuracy import grader_accuracy_markdown
+
+        return grader_accuracy_markdown(Path(env.project_dir))
+
     if importlib.util.find_spec("engine.site.index_macros") is not None:
         from engine.site.index_macros import define_index_macros
 

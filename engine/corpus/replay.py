@@ -1,0 +1,127 @@
+"""Replay every corpus case through the real runner and compare its verdict with the person's label.
+
+Each case runs as a one-trial run of its task against a loopback scripted server, exactly as a gold
+transcript is replayed in the tests: the same preflight, episode loop, tool world, sandbox and grader a
+real run uses. Nothing here grades; it only asks the runner and counts where it disagrees with the label.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from engine.bank import load_bank
+from engine.corpus.schema import Case, CorpusFile
+from engine.corpus.scripted_server import ScriptedServer, transcript
+from engine.errors import UserError
+from engine.modules.base import LoadedTask
+from engine.yamlfile import invalid_file_message, read_mapping
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    task: str
+    module: str
+    case: str
+    expect: str  # "pass" or "fail": the person's verdict
+    got: str  # "pass", "fail", or "error" (the run recorded no grade: infra or an invalid trial)
+    reason: str  # the grader's reason, or the error
+    why: str  # the person's one-line reason for the label
+
+    @property
+    def correct(self) -> bool:
+        return self.got == self.expect
+
+
+@dataclass(frozen=True)
+class ModuleAccuracy:
+    module: str
+    cases: int
+    should_pass: int
+    should_fail: int
+    false_fails: int  # labelled pass, graded fail
+    false_passes: int  # labelled fail, graded pass
+    errors: int  # no grade at all (a corpus or harness problem, never a verdict)
+
+
+def load_corpus(corpus_dir: Path) -> list[CorpusFile]:
+    """Every ``<module>/<task_id>.yaml`` under the corpus folder, validated; the file name is the task id."""
+    if not corpus_dir.is_dir():
+        raise UserError(f"{corpus_dir}: no corpus folder here; pass --corpus with the folder of case files")
+    files: list[CorpusFile] = []
+    for path in sorted(corpus_dir.glob("*/*.yaml")):
+        raw = read_mapping(path, "corpus file")
+        try:
+            parsed = CorpusFile.model_validate(raw)
+        except ValidationError as exc:
+            raise UserError(invalid_file_message(path, "corpus file", exc.errors())) from exc
+        if parsed.task != path.stem:
+            raise UserError(f"{path}: field 'task' is {parsed.task!r}; name the file after its task "
+                            f"({parsed.task}.yaml)")
+        files.append(parsed)
+    return files
+
+
+def _verdict(task: LoadedTask, case: Case, srv: ScriptedServer, sandbox: object, workdir: Path) -> tuple[str, str]:
+    from engine.runner import RunConfig, run_benchmark  # the runner imports the modules; keep this import lazy
+
+    # One server for the whole corpus; each case plays its own transcript (cases run one after another).
+    srv.responder = transcript([r.action() for r in case.replies])
+    cfg = RunConfig(
+        model="scripted", endpoint=srv.url, output=workdir / f"{task.id}.{case.name}.json", trials=1,
+        bank=[task], max_retries=0, backoff_s=0.01, show_progress=False, sandbox=sandbox,
+    )
+    run = run_benchmark(cfg)
+    trial = run.trials[0]
+    if trial.grade is None:
+        return "error", trial.error or trial.invalid_reason or "no grade recorded"
+    return ("pass" if trial.grade.passed else "fail"), trial.grade.reason
+
+
+def evaluate(
+    corpus: Iterable[CorpusFile],
+    tasks_dir: Path | None,
+    *,
+    sandbox: object = None,
+    on_case: Callable[[CaseResult], None] | None = None,
+) -> list[CaseResult]:
+    """Replay every case of every file; a file whose task is not in the bank is a ``UserError``."""
+    bank = {t.id: t for t in load_bank(tasks_dir)}
+    results: list[CaseResult] = []
+    with tempfile.TemporaryDirectory(prefix="sllmb-corpus-") as tmp, ScriptedServer(transcript([])) as srv:
+        for cf in corpus:
+            task = bank.get(cf.task)
+            if task is None:
+                raise UserError(f"corpus file for {cf.task!r}: no such task in the bank; rename or remove it")
+            for case in cf.cases:
+                got, reason = _verdict(task, case, srv, sandbox, Path(tmp))
+                result = CaseResult(task=task.id, module=task.task.module, case=case.name, expect=case.expect,
+                                    got=got, reason=reason, why=case.why)
+                results.append(result)
+                if on_case:
+                    on_case(result)
+    return results
+
+
+def accuracy(results: Iterable[CaseResult]) -> list[ModuleAccuracy]:
+    """Per module, in name order: the cases and how many the graders got wrong in each direction."""
+    by_module: dict[str, list[CaseResult]] = {}
+    for r in results:
+        by_module.setdefault(r.module, []).append(r)
+    out = []
+    for module in sorted(by_module):
+        rs = by_module[module]
+        out.append(ModuleAccuracy(
+            module=module,
+            cases=len(rs),
+            should_pass=sum(r.expect == "pass" for r in rs),
+            should_fail=sum(r.expect == "fail" for r in rs),
+            false_fails=sum(r.expect == "pass" and r.got == "fail" for r in rs),
+            false_passes=sum(r.expect == "fail" and r.got == "pass" for r in rs),
+            errors=sum(r.got == "error" for r in rs),
+        ))
+    return out
