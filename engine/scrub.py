@@ -9,10 +9,12 @@ request's ``Authorization`` header into a 500 body therefore cannot put the key 
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
 import threading
+import urllib.parse
 
 #: Environment variables whose values are secrets wherever they appear.
 SECRET_ENV = ("BENCH_API_KEY", "JUDGE_API_KEY", "OPENAI_API_KEY")
@@ -21,8 +23,8 @@ REDACTED = "[redacted]"
 #: Values shorter than this are not scrubbed: a 2-letter "key" would eat ordinary words out of every file.
 MIN_SECRET_CHARS = 6
 
-# A bearer token in echoed headers, known or not.
-_BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
+# A bearer token or Basic credentials in echoed headers, known or not.
+_BEARER = re.compile(r"(?i)\b((?:bearer|basic)\s+)[A-Za-z0-9._~+/=-]{8,}")
 
 _lock = threading.Lock()
 _known: set[str] = set()
@@ -44,6 +46,8 @@ def register_url(url: str | None) -> None:
         return
     userinfo = match.group(1)
     register(userinfo)
+    # httpx sends URL credentials as HTTP Basic auth: the base64 of the (percent-decoded) pair is a secret too.
+    register(base64.b64encode(urllib.parse.unquote(userinfo).encode("utf-8")).decode("ascii"))
     _user, sep, password = userinfo.partition(":")
     if sep:
         register(password)
