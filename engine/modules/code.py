@@ -235,7 +235,7 @@ def main():
     try:
         import ctypes
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
-    except (OSError, AttributeError):
+    except (ImportError, OSError, AttributeError):
         pass
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
     read_end, write_end = os.pipe()
