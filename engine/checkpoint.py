@@ -15,8 +15,9 @@ from typing import TextIO
 from pydantic import ValidationError
 
 from engine.errors import UserError
-from engine.fileio import atomic_write_text
+from engine.fileio import atomic_write_text, read_text
 from engine.schema import CheckpointHeader, RunSettings, TrialRecord
+from engine.scrub import scrub
 
 # Settings that change what the model sees. Concurrency, the endpoint's address and the task selection do
 # not, so a run may be resumed with more workers, on a restarted server, or with a wider filter.
@@ -48,7 +49,12 @@ class Checkpoint:
     def read(self) -> tuple[CheckpointHeader | None, list[TrialRecord]]:
         if not self.path.is_file():
             return None, []
-        lines = self.path.read_text(encoding="utf-8").splitlines()
+        fix = "; re-run with --no-resume to start over (the file is kept as a backup)"
+        # One record per "\n" and nothing else: str.splitlines() also breaks at U+2028, U+0085, \x1c ... which
+        # JSON leaves unescaped inside strings, so a reply holding one would split its own record in two.
+        lines = read_text(self.path, "the checkpoint", fix).split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
         header: CheckpointHeader | None = None
         trials: list[TrialRecord] = []
         for number, line in enumerate(lines, start=1):
@@ -63,19 +69,19 @@ class Checkpoint:
             except (json.JSONDecodeError, ValidationError) as exc:
                 if number == len(lines) and number > 1:
                     break  # the last line was cut by a crash mid-write: that trial simply runs again
-                raise UserError(f"{self.path}:{number}: corrupt checkpoint line ({exc.__class__.__name__}); "
-                                "re-run with --no-resume to start over (the file is kept as a backup)") from exc
+                why = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else exc.__class__.__name__
+                raise UserError(f"{self.path}:{number}: corrupt checkpoint line ({why}){fix}") from exc
         return header, trials
 
     def open(self, header: CheckpointHeader, keep: list[TrialRecord]) -> None:
         """Rewrite the file cleanly (header plus the trials kept), then append from there on."""
         text = header.model_dump_json() + "\n" + "".join(t.model_dump_json() + "\n" for t in keep)
-        atomic_write_text(self.path, text)
+        atomic_write_text(self.path, text)  # scrubs
         self._handle = self.path.open("a", encoding="utf-8")
 
     def append(self, trial: TrialRecord) -> None:
         assert self._handle is not None, "open() the checkpoint first"
-        self._handle.write(trial.model_dump_json() + "\n")
+        self._handle.write(scrub(trial.model_dump_json()) + "\n")
         self._handle.flush()
         os.fsync(self._handle.fileno())
 

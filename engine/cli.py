@@ -13,6 +13,7 @@ import sys
 
 from engine import __version__
 from engine.errors import UserError
+from engine.scrub import scrub
 
 COMMAND_MODULES = (
     "engine.commands.run",
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {scrub(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted: completed trials are kept in the checkpoint; re-issue the command to resume.",

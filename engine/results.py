@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from engine.errors import UserError
-from engine.fileio import atomic_write_text
+from engine.fileio import atomic_write_text, read_text
 from engine.schema import RunFile
 
 M = TypeVar("M", bound=BaseModel)
 
 
 def model_slug(model: str) -> str:
-    """A file-name-safe form of a model name: ``qwen3:8b`` -> ``qwen3_8b``."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._-")
-    return slug or "model"
+    """A file-name-safe form of a model name: ``qwen3:8b`` -> ``qwen3_8b``. Letters and digits of every script
+    are kept (``модель-7b`` stays readable); a name with none gets a hash of itself, so two such names never
+    share one file."""
+    slug = re.sub(r"[^\w.-]+", "_", unicodedata.normalize("NFKC", model)).strip("._-")
+    return slug or "model-" + hashlib.sha256(model.encode("utf-8")).hexdigest()[:10]
 
 
 def default_output(model: str, results_dir: Path = Path("results")) -> Path:
@@ -33,10 +37,7 @@ def write_json_model(path: Path, model: BaseModel) -> None:
 
 def read_json_model(path: Path, cls: type[M], what: str, fix: str = "") -> M:
     """Read and validate a JSON file model; any problem is a ``UserError`` naming the file and the field."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read {what}: {exc}") from exc
+    text = read_text(path, what, fix)  # missing, unreadable or not UTF-8: a UserError naming the file
     try:
         return cls.model_validate_json(text)
     except ValidationError as exc:

@@ -26,6 +26,7 @@ from engine.errors import ContextOverflow, InfraError, ModelFailure, Truncated, 
 from engine.modules import MODULES
 from engine.modules.base import Conversation, Env, LoadedTask
 from engine.preflight import ServerInfo, probe
+from engine.requestlimits import RequestLimits
 from engine.results import load_run_file, write_run_file
 from engine.runcost import PromptCounters, run_cost
 from engine.schema import CheckpointHeader, Grade, Provenance, RunFile, RunSettings, TrialRecord, Turn
@@ -68,6 +69,9 @@ class RunConfig:
     max_retries: int = 4
     backoff_s: float = 1.0
     request_timeout_s: float = 600.0
+    # Time and size bounds of every model request (--connect-timeout, --first-byte-timeout ...); None: the
+    # defaults, with the whole request bounded by request_timeout_s.
+    limits: RequestLimits | None = None
     show_progress: bool = True
     # Preflight's model calls: one warm-up request, and a tools probe for a run with tool tasks. The CLI
     # turns them on; tests that count requests leave them off.
@@ -299,7 +303,7 @@ class Runner:
             endpoint=cfg.endpoint, model=cfg.model, api_key=cfg.api_key, temperature=cfg.temperature,
             thinking=cfg.thinking, max_retries=cfg.max_retries, backoff_s=cfg.backoff_s,
             timeout_s=cfg.request_timeout_s, top_p=cfg.top_p, server_kind=cfg.server_kind or servers.OTHER,
-            served_context=cfg.served_context, sampler=servers.sampler_fields(cfg.server_kind),
+            served_context=cfg.served_context, sampler=servers.sampler_fields(cfg.server_kind), limits=cfg.limits,
         ))
         progress = _progress(cfg.show_progress, len(jobs) + len(kept), len(kept), cfg.model)
         queue: asyncio.Queue[tuple[LoadedTask, int]] = asyncio.Queue()
@@ -470,6 +474,7 @@ async def preflight(cfg: RunConfig) -> ServerInfo:
     base = ClientSettings(
         endpoint=cfg.endpoint, model=cfg.model, api_key=cfg.api_key, temperature=cfg.temperature,
         top_p=cfg.top_p, thinking=cfg.thinking, timeout_s=cfg.request_timeout_s, backoff_s=cfg.backoff_s,
+        limits=cfg.limits,
     )
     info = await probe(cfg.endpoint, cfg.api_key, cfg.model, warm=cfg.warm_up, needs_tools=_needs_tools(cfg),
                        client_settings=base, ready_timeout_s=cfg.ready_timeout_s)

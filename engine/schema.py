@@ -8,10 +8,24 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 RESULT_SCHEMA_VERSION = 1
 CHECKPOINT_SCHEMA_VERSION = 1
+# The oldest versions this build still reads (there is no migration yet, so: the current ones).
+OLDEST_RESULT_SCHEMA_VERSION = 1
+OLDEST_CHECKPOINT_SCHEMA_VERSION = 1
+
+
+def check_schema_version(version: int, *, current: int, oldest: int, what: str) -> int:
+    """Refuse a file from a newer build or one older than the oldest migration, saying what to do."""
+    if version > current:
+        raise ValueError(f"{what} schema_version {version} is newer than this build reads (at most {current}): "
+                         "upgrade small-llm-bench, or read the file with the build that wrote it")
+    if version < oldest:
+        raise ValueError(f"{what} schema_version {version} is older than this build can migrate (at least "
+                         f"{oldest}): run the benchmark again to write a current file")
+    return version
 
 MODULE_NAMES = ("tools", "code", "format", "long_context", "multi_turn_if", "adversarial", "knowledge")
 ModuleName = Literal["tools", "code", "format", "long_context", "multi_turn_if", "adversarial", "knowledge"]
@@ -89,6 +103,8 @@ class Reply(Strict):
     content: str = ""
     reasoning: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    # Calls past the per-reply cap (RequestLimits.max_tool_calls): dropped before anything runs them.
+    tool_calls_refused: int = Field(default=0, ge=0)
     finish_reason: str | None = None
     usage: Usage = Field(default_factory=Usage)
     timings: Timings = Field(default_factory=Timings)
@@ -101,6 +117,8 @@ class Turn(Strict):
     content: str = ""
     reasoning: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    # Calls of this reply past the per-reply cap, never executed (see Reply.tool_calls_refused).
+    tool_calls_refused: int = Field(default=0, ge=0)
     tool_call_id: str | None = None
     name: str | None = None
     finish_reason: str | None = None
@@ -211,6 +229,12 @@ class RunFile(Strict):
     task_hashes: dict[str, str]
     trials: list[TrialRecord]
 
+    @field_validator("schema_version")
+    @classmethod
+    def _known_version(cls, version: int) -> int:
+        return check_schema_version(version, current=RESULT_SCHEMA_VERSION, oldest=OLDEST_RESULT_SCHEMA_VERSION,
+                                    what="result file")
+
 
 class CheckpointHeader(Strict):
     """First line of ``<output>.partial.jsonl``: a resumed run must match it."""
@@ -220,3 +244,9 @@ class CheckpointHeader(Strict):
     fingerprint: str
     settings: RunSettings
     started_at: str
+
+    @field_validator("schema_version")
+    @classmethod
+    def _known_version(cls, version: int) -> int:
+        return check_schema_version(version, current=CHECKPOINT_SCHEMA_VERSION,
+                                    oldest=OLDEST_CHECKPOINT_SCHEMA_VERSION, what="checkpoint")

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from engine.errors import UserError
+from engine.fileio import read_text
 
 # libyaml's loader when PyYAML was built with it (several times faster); the same safe subset either way.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -18,12 +19,11 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def read_mapping(path: Path, what: str) -> dict[str, Any]:
     """The top-level mapping of a YAML file; an unreadable file, broken YAML or another top level is a
     ``UserError`` that says which ``what`` (\"task file\", \"models file\" ...) is wrong."""
+    text = read_text(path, f"the {what}")  # missing, unreadable or not UTF-8: a UserError naming the file
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+        raw = yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         raise UserError(f"{path}: not valid YAML: {exc}") from exc
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the {what}: {exc}") from exc
     if not isinstance(raw, dict):
         raise UserError(f"{path}: the {what} must be a mapping of keys to values at the top level")
     return raw

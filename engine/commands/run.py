@@ -7,10 +7,12 @@ import contextlib
 import sys
 from pathlib import Path
 
-from engine.config import Settings, parse_bool
+from engine.config import Settings, endpoint_url, float_in, int_in, parse_bool
 from engine.errors import UserError
 from engine.local_server import embedded_server
 from engine.models_file import load_models
+from engine.outputlock import output_lock
+from engine.requestlimits import RequestLimits
 from engine.results import default_output
 from engine.runner import RunConfig, run_benchmark
 from engine.schema import MODULE_NAMES
@@ -34,14 +36,26 @@ def _thinking(text: str) -> bool:
     return parse_bool(text)
 
 
+_TRIALS = int_in(1, 1000, " (pass^k needs a handful; 3 to 10 is usual)")
+_ADD_TRIALS = int_in(0, 1000, " (trials to add per task)")
+_MAX_TOKENS = int_in(16, 131072, " (a completion budget per model call; leave it unset for each task's own)")
+_TEMPERATURE = float_in(0.0, 2.0, " (0 is greedy; the default is 0.6)")
+_TOP_P = float_in(0.0, 1.0, " (the default is 0.95)", low_open=True)
+_SEED = int_in(-1, 2**31 - 1, " (-1 sends no seed)")
+_CONTEXT = int_in(512, 1 << 20, " (tokens of context for the embedded server)")
+_SANDBOX_MB = int_in(32, 65536, " (megabytes for sandboxed code)")
+_CONNECT_S = float_in(0.0, 600.0, " (seconds)", low_open=True)
+_FIRST_BYTE_S = float_in(0.0, 7200.0, " (seconds)", low_open=True)
+_IDLE_S = float_in(0.0, 3600.0, " (seconds)", low_open=True)
+_TOTAL_S = float_in(0.0, 14400.0, " (seconds)", low_open=True)
+_CONCURRENCY = int_in(1, 256, " (parallel trials; auto picks the server's own)")
+
+
 def _concurrency(text: str) -> int | str:
     """A number, or "auto" for the server's own default, which preflight resolves."""
     if text.strip().lower() == "auto":
         return "auto"
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"expected a number or auto, got {text!r}") from None
+    return _CONCURRENCY(text)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,9 +71,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--model", "-m", help="model name as the server knows it (embedded: a models.yaml name)")
-    p.add_argument("--endpoint", "-e", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
-    p.add_argument("--trials", "-n", type=int, help="trials per task (default 3)")
-    p.add_argument("--add-trials", type=int, default=0, metavar="N",
+    p.add_argument("--endpoint", "-e", type=endpoint_url,
+                   help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--trials", "-n", type=_TRIALS, help="trials per task, 1 to 1000 (default 3)")
+    p.add_argument("--add-trials", type=_ADD_TRIALS, default=0, metavar="N",
                    help="add N trials per task to an existing run (keeps the trials already done)")
     p.add_argument("--concurrency", "-c", type=_concurrency, metavar="N|auto",
                    help="parallel trials (default auto: 1 for Ollama, LM Studio and llama-cpp-python, "
@@ -70,13 +85,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", "-o", type=Path, help="result file (default results/<model>_raw_results.json)")
     p.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
                    help="continue an interrupted run from its checkpoint (default on)")
-    p.add_argument("--max-tokens", type=int, help="completion budget per model call (default: each task's own)")
-    p.add_argument("--temperature", type=float,
-                   help="sampling temperature (default 0.6, sent explicitly to every server)")
-    p.add_argument("--top-p", type=float, help="nucleus sampling (default 0.95, sent explicitly)")
+    p.add_argument("--max-tokens", type=_MAX_TOKENS,
+                   help="completion budget per model call, 16 to 131072 (default: each task's own)")
+    p.add_argument("--temperature", type=_TEMPERATURE,
+                   help="sampling temperature, 0 to 2 (default 0.6, sent explicitly to every server)")
+    p.add_argument("--top-p", type=_TOP_P, help="nucleus sampling, over 0 and at most 1 (default 0.95)")
     p.add_argument("--no-warm-up", dest="warm_up", action="store_false",
                    help="skip preflight's warm-up request and tools probe")
-    p.add_argument("--seed", type=int, help="base seed, offset by the trial index; -1 sends none (default 0)")
+    p.add_argument("--seed", type=_SEED, help="base seed, offset by the trial index; -1 sends none (default 0)")
     p.add_argument("--thinking", type=_thinking, metavar="on|off",
                    help="ask the server to turn reasoning on or off (unset: the server's default)")
     p.add_argument("--save-responses", action="store_true",
@@ -84,12 +100,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-undersized-context", action="store_true",
                    help="run even when the served context window is too small for some tasks")
     p.add_argument("--tasks-dir", type=Path, help="task bank folder (default ./tasks)")
-    p.add_argument("--context", type=int, help="embedded server only: context window (default from models.yaml)")
+    p.add_argument("--context", type=_CONTEXT,
+                   help="embedded server only: context window (default from models.yaml)")
     p.add_argument("--sandbox", help="code sandbox backend: docker, bubblewrap (default: the first that works)")
-    p.add_argument("--sandbox-memory", type=int, default=256, metavar="MB",
+    p.add_argument("--sandbox-memory", type=_SANDBOX_MB, default=256, metavar="MB",
                    help="memory cap for sandboxed code (default 256)")
     p.add_argument("--allow-unsandboxed", action="store_true",
                    help="run model-written code on the host when no sandbox works (unsafe; recorded)")
+    limits = RequestLimits()
+    p.add_argument("--connect-timeout", type=_CONNECT_S, default=limits.connect_s, metavar="S",
+                   help=f"seconds to open a connection to the server (default {limits.connect_s:g})")
+    p.add_argument("--first-byte-timeout", type=_FIRST_BYTE_S, default=limits.first_byte_s, metavar="S",
+                   help="seconds from sending a request to the first data of the reply, which covers prompt "
+                        f"processing (default {limits.first_byte_s:g})")
+    p.add_argument("--idle-timeout", type=_IDLE_S, default=limits.idle_s, metavar="S",
+                   help=f"longest gap between two chunks of a streamed reply (default {limits.idle_s:g})")
+    p.add_argument("--request-timeout", type=_TOTAL_S, default=limits.total_s, metavar="S",
+                   help="longest one request may take in all, however the server paces it (default "
+                        f"{limits.total_s:g}); a timed-out request is tried once more, then the trial is "
+                        "recorded as an infrastructure failure")
     p.add_argument("--weights", default="balanced", help="weight preset for the scorecard (balanced, agentic, coding)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=handle)
@@ -97,16 +126,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def build_config(args: argparse.Namespace, settings: Settings) -> RunConfig:
     model = args.model or settings.raw("BENCH_MODEL")
-    endpoint = args.endpoint or settings.raw("BENCH_ENDPOINT")
+    endpoint = args.endpoint or settings.get("BENCH_ENDPOINT", None, endpoint_url, None)
     if endpoint and not model:
         raise UserError("--model (or BENCH_MODEL) is required with an endpoint: give the name the server uses")
-    trials = settings.get("BENCH_TRIALS", args.trials, int, 3)
+    trials = settings.get("BENCH_TRIALS", args.trials, _TRIALS, 3)
     chosen = settings.get("BENCH_CONCURRENCY", args.concurrency, _concurrency, "auto")
     concurrency = None if chosen == "auto" else int(chosen)
-    if trials < 1 or (concurrency is not None and concurrency < 1):
-        raise UserError("--trials and --concurrency must be at least 1")
-    if args.add_trials < 0:
-        raise UserError("--add-trials must be 0 or more")
+    if args.output is not None and args.output.is_dir():
+        raise UserError(f"--output {args.output} is a folder; give a file name such as "
+                        f"{args.output / 'my-model_raw_results.json'}")
+    limits = RequestLimits(connect_s=args.connect_timeout, first_byte_s=args.first_byte_timeout,
+                           idle_s=args.idle_timeout, total_s=args.request_timeout)
     return RunConfig(
         model=model or "",
         endpoint=endpoint or "",
@@ -119,9 +149,9 @@ def build_config(args: argparse.Namespace, settings: Settings) -> RunConfig:
         modules=args.modules,
         pattern=args.pattern,
         resume=args.resume,
-        max_tokens=settings.get("BENCH_MAX_TOKENS", args.max_tokens, int, None),  # type: ignore[arg-type]
-        temperature=settings.get("BENCH_TEMPERATURE", args.temperature, float, None),  # type: ignore[arg-type]
-        seed=settings.get("BENCH_SEED", args.seed, int, 0),
+        max_tokens=settings.get("BENCH_MAX_TOKENS", args.max_tokens, _MAX_TOKENS, None),  # type: ignore[arg-type]
+        temperature=settings.get("BENCH_TEMPERATURE", args.temperature, _TEMPERATURE, None),  # type: ignore[arg-type]
+        seed=settings.get("BENCH_SEED", args.seed, _SEED, 0),
         thinking=settings.get("BENCH_THINKING", args.thinking, parse_bool, None),  # type: ignore[arg-type]
         save_responses=args.save_responses,
         allow_undersized_context=args.allow_undersized_context,
@@ -132,6 +162,8 @@ def build_config(args: argparse.Namespace, settings: Settings) -> RunConfig:
         sandbox_name=settings.get("BENCH_SANDBOX", args.sandbox, str, None),  # type: ignore[arg-type]
         sandbox_memory_mb=args.sandbox_memory,
         allow_unsandboxed=args.allow_unsandboxed,
+        limits=limits,
+        request_timeout_s=limits.total_s,
     )
 
 
@@ -153,6 +185,7 @@ def handle(args: argparse.Namespace) -> int:
             cfg.prompt_counters = server.prompt_counters
         if cfg.output == Path("."):
             cfg.output = default_output(cfg.model)
+        stack.enter_context(output_lock(cfg.output))
         run = run_benchmark(cfg)
     render(run, score_run(run, weights=args.weights))
     print(f"wrote {cfg.output}", file=sys.stderr)

@@ -135,6 +135,7 @@ class Conversation:
                 content=reply.content,
                 reasoning=reply.reasoning,
                 tool_calls=reply.tool_calls,
+                tool_calls_refused=reply.tool_calls_refused,
                 finish_reason=reply.finish_reason,
                 usage=reply.usage,
                 timings=reply.timings,

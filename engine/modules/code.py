@@ -136,18 +136,13 @@ class CodeBody(BaseModel):
 
 
 _HARNESS = '''\
-import importlib, json, os, sys, traceback, io, contextlib
+import importlib, json, os, signal, sys, traceback
 
 MODULE = {module!r}
 ENTRY = {entry!r}
 CALLS = json.loads({calls!r})
 PREFIX = {prefix!r}
-_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
-
-
-def report(record):
-    _out.write(PREFIX + json.dumps(record) + "\\n")
-    _out.flush()
+LINE_MAX = 1 << 18
 
 
 def tb_text(exc):
@@ -176,32 +171,126 @@ def short_repr(value):
     return text if len(text) <= 600 else text[:600] + "..."
 
 
-sink = io.StringIO()
-try:
-    with contextlib.redirect_stdout(sink):
-        module = importlib.import_module(MODULE)
-except BaseException as exc:
-    report({{"event": "import_error", "error": tb_text(exc)}})
-    sys.exit(0)
-fn = getattr(module, ENTRY, None)
-if not callable(fn):
-    report({{"event": "missing"}})
-    sys.exit(0)
-for index, (args, kwargs) in enumerate(CALLS):
+def run_the_code(pipe):
+    # In the child: stdout goes nowhere, and the only way out is the pipe to the harness.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    out = os.fdopen(pipe, "w", encoding="ascii")
+
+    def send(record):
+        out.write(json.dumps(record) + "\\n")
+        out.flush()
+
     try:
-        with contextlib.redirect_stdout(sink):
-            value = fn(*args, **kwargs)
+        module = importlib.import_module(MODULE)
     except BaseException as exc:
-        names = [c.__name__ for c in type(exc).__mro__]
-        report({{"case": index, "ok": False, "exc": names, "error": tb_text(exc)}})
-        continue
-    report({{"case": index, "ok": True, "value": plain(value), "repr": short_repr(value)}})
-report({{"event": "done"}})
+        send({{"event": "import_error", "error": tb_text(exc)}})
+        return
+    fn = getattr(module, ENTRY, None)
+    if not callable(fn):
+        send({{"event": "missing"}})
+        return
+    send({{"event": "imported"}})
+    for index, (args, kwargs) in enumerate(CALLS):
+        try:
+            value = fn(*args, **kwargs)
+        except BaseException as exc:
+            names = [c.__name__ for c in type(exc).__mro__]
+            send({{"case": index, "ok": False, "exc": names, "error": tb_text(exc)}})
+            continue
+        send({{"case": index, "ok": True, "value": plain(value), "repr": short_repr(value)}})
+
+
+def receive(reader):
+    line = reader.readline(LINE_MAX)
+    if not line:
+        return None
+    if not line.endswith(b"\\n"):  # over-long: skip the rest, and the record counts for nothing
+        while line and not line.endswith(b"\\n"):
+            line = reader.readline(LINE_MAX)
+        return {{}}
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return {{}}
+    return record if isinstance(record, dict) else {{}}
+
+
+def checked(index, record):
+    # Only the fields the host reads, of the types it expects: the child's record is the code's to forge,
+    # but it can only ever speak for the call it answers.
+    if record.get("case") != index:
+        return {{"case": index, "ok": False, "exc": [], "error": "no result came back for this call"}}
+    if record.get("ok") is True:
+        return {{"case": index, "ok": True, "value": record.get("value"), "repr": str(record.get("repr", ""))[:700]}}
+    names = record.get("exc") if isinstance(record.get("exc"), list) else []
+    return {{"case": index, "ok": False, "exc": [str(n)[:200] for n in names[:64]],
+            "error": str(record.get("error", ""))[-3000:]}}
+
+
+def main():
+    # The code under test runs in a child with the same uid. This process is made not dumpable first, so the
+    # child can neither open /proc/<this pid>/fd/* (the report channel) nor ptrace it; the child's stdout is
+    # /dev/null. Report lines on stdout therefore come from here alone.
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+    except (ImportError, OSError, AttributeError):
+        pass
+    channel = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    read_end, write_end = os.pipe()
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        channel_fd = channel.fileno()
+        os.close(read_end)
+        os.close(channel_fd)
+        try:
+            run_the_code(write_end)
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    reader = os.fdopen(read_end, "rb")
+
+    def report(record):
+        channel.write(PREFIX + json.dumps(record) + "\\n")
+        channel.flush()
+
+    def child_ended():
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            os._exit(128 + os.WTERMSIG(status))
+        os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+    first = receive(reader)
+    if first is None:
+        child_ended()
+    event = first.get("event")
+    if event == "import_error":
+        report({{"event": "import_error", "error": str(first.get("error", ""))[-3000:]}})
+        return
+    if event != "imported":
+        report({{"event": "missing"}})
+        return
+    for index in range(len(CALLS)):
+        record = receive(reader)
+        if record is None:
+            child_ended()
+        report(checked(index, record))
+    report({{"event": "done"}})
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+main()
 '''
 
 
 def harness(body: CodeBody) -> str:
-    """The ``main.py`` that imports the model's file and reports each call. It holds no expected value."""
+    """The ``main.py`` that runs the model's file in a child process and reports each call on a channel the
+    child cannot write. It holds no expected value."""
     calls = json.dumps([[c.args, c.kwargs] for _, c in body.cases()])
     return _HARNESS.format(module=body.filename[:-3], entry=body.entry, calls=calls, prefix=REPORT_PREFIX)
 

@@ -19,6 +19,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 
+from engine.sandbox import seccomp
 from engine.sandbox._supervise import supervise
 from engine.sandbox.core import (
     INSTALL_HINT,
@@ -81,7 +82,9 @@ class BubblewrapBackend:
             args += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
         return args
 
-    def _argv(self, limits: Limits, file_args: list[str], privileged: bool) -> list[str]:
+    def _argv(
+        self, limits: Limits, file_args: list[str], privileged: bool, seccomp_fd: int | None = None
+    ) -> list[str]:
         scratch_bytes = str(limits.scratch_mb * 1024 * 1024)
         argv = [
             self.bwrap,
@@ -93,10 +96,14 @@ class BubblewrapBackend:
             "--hostname", "sandbox",
             *self._root_layout(),
             "--proc", "/proc",
+            # bwrap's /dev holds only null, zero, full, random, urandom, tty and pts; it is made read-only
+            # below, and /dev/shm gets a size like /tmp, so neither takes host memory without bound.
             "--dev", "/dev",
+            "--size", scratch_bytes, "--tmpfs", "/dev/shm",
             "--size", scratch_bytes, "--tmpfs", "/tmp",
             "--size", scratch_bytes, "--tmpfs", SCRATCH,
             *file_args,
+            "--remount-ro", "/dev",
             "--remount-ro", "/",
             "--clearenv",
         ]
@@ -105,6 +112,8 @@ class BubblewrapBackend:
         argv += ["--uid", str(INNER_ID), "--gid", str(INNER_ID), "--chdir", SCRATCH]
         if privileged:  # only meaningful (and only accepted) when bwrap itself holds capabilities
             argv += ["--cap-drop", "ALL"]
+        if seccomp_fd is not None:  # no unix sockets: a host socket under a read-only bind stays unreachable
+            argv += ["--seccomp", str(seccomp_fd)]
         argv += [self.python, *PYTHON_FLAGS, PROGRAM_NAME]
         return argv
 
@@ -134,6 +143,16 @@ class BubblewrapBackend:
             return UID_BASE + secrets.randbelow(UID_SPAN), limits.pids + 2
         # Not root: RLIMIT_NPROC counts every process of our uid, so allow what already runs plus the cap.
         return None, _count_processes(os.getuid()) + limits.pids + 2
+
+    @staticmethod
+    def _descriptor(data: bytes) -> int:
+        """An unlinked temp file holding ``data``, open at its start, for bwrap to read."""
+        with tempfile.TemporaryFile() as tmp:
+            tmp.write(data)
+            tmp.flush()
+            fd = os.dup(tmp.fileno())
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
 
     # -- the Backend interface --------------------------------------------------------------------
 
@@ -176,14 +195,15 @@ class BubblewrapBackend:
                         made_dirs.add(d)
                 # An unlinked temp file per entry: bwrap copies it in through the inherited descriptor,
                 # so the program's files never sit in a host directory.
-                with tempfile.TemporaryFile() as tmp:
-                    tmp.write(content.encode("utf-8"))
-                    tmp.flush()
-                    fd = os.dup(tmp.fileno())
-                os.lseek(fd, 0, os.SEEK_SET)
+                fd = self._descriptor(content.encode("utf-8"))
                 opened.append(fd)
                 file_args += ["--perms", "0644", "--file", str(fd), f"{SCRATCH}/{name}"]
-            argv = self._argv(limits, file_args, privileged=False)
+            seccomp_fd = None
+            filter_program = seccomp.program()
+            if filter_program is not None:
+                seccomp_fd = self._descriptor(filter_program)
+                opened.append(seccomp_fd)
+            argv = self._argv(limits, file_args, privileged=False, seccomp_fd=seccomp_fd)
             outcome = supervise(
                 argv,
                 timeout_s=timeout_s,

@@ -101,6 +101,10 @@ class Host:
     outside_dir: Path
     marker: str
     server: LoopbackServer
+    # A listening unix socket: under /usr (read-only bound into the sandbox) when this user may write there,
+    # else under the test's temp dir. ``unix_connections`` counts who reached it.
+    unix_socket: Path
+    unix_connections: list[bytes] = field(default_factory=list)
 
 
 @pytest.fixture
@@ -141,13 +145,42 @@ def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Host]:
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
+
+    usr_dir = Path("/usr/lib")
+    unix_path = (usr_dir if os.access(usr_dir, os.W_OK) else tmp_path) / f"{marker}.sock"
+    unix_listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix_listener.bind(str(unix_path))
+    unix_path.chmod(0o777)  # connectable by anyone: only the sandbox may stop it
+    unix_listener.listen(8)
+    unix_listener.settimeout(0.2)
+    unix_connections: list[bytes] = []
+
+    def serve_unix() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = unix_listener.accept()
+            except (TimeoutError, OSError):
+                continue
+            with conn:
+                conn.settimeout(1)
+                try:
+                    unix_connections.append(conn.recv(4096))
+                except OSError:
+                    unix_connections.append(b"")
+
+    unix_thread = threading.Thread(target=serve_unix, daemon=True)
+    unix_thread.start()
     env_before = _environment()
     children_before = _descendants(os.getpid())
     outside_before = sorted(p.name for p in outside.iterdir())
-    yield Host(secret=secret, secret_file=secret_file, outside_dir=outside, marker=marker, server=server)
+    yield Host(secret=secret, secret_file=secret_file, outside_dir=outside, marker=marker, server=server,
+               unix_socket=unix_path, unix_connections=unix_connections)
     stop.set()
     thread.join(timeout=2)
+    unix_thread.join(timeout=2)
     listener.close()
+    unix_listener.close()
+    unix_path.unlink(missing_ok=True)
 
     # The host is untouched: the planted file, the environment, the process table, the outside dir.
     assert secret_file.read_text() == secret, "the planted secret file was changed"
@@ -163,3 +196,4 @@ def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Host]:
             raise AssertionError(f"processes outlived the run: marked {leftovers}, children {new_children}")
         time.sleep(0.1)
     assert server.connections == [], f"the sandbox reached the host's loopback server: {server.connections}"
+    assert unix_connections == [], f"the sandbox reached the host's unix socket: {unix_connections}"

@@ -36,6 +36,7 @@ class Hostile:
             .replace("@SECRET_FILE@", str(host.secret_file))
             .replace("@OUTSIDE@", str(host.outside_dir))
             .replace("@MARKER@", host.marker)
+            .replace("@UNIX_SOCKET@", str(host.unix_socket))
         )
 
 
@@ -208,6 +209,49 @@ HOSTILE = [
         """,
     ),
     Hostile(
+        "fill_dev_shm_and_dev",
+        """
+        import os, sys
+        chunk = b"\\0" * (1 << 20)
+        written = {}
+        for folder in ("/dev/shm", "/dev"):
+            total = 0
+            for n in range(16):   # 16 files of up to 16 MiB each: 256 MiB a folder if nothing stops it
+                try:
+                    with open(f"{folder}/fill-{n}", "wb") as fh:
+                        for _ in range(16):
+                            fh.write(chunk)
+                            total += 1
+                except OSError as exc:
+                    print("stopped in", folder, "after", total, "MiB:", type(exc).__name__)
+                    break
+            written[folder] = total
+        print(written)
+        if any(mib > 64 for mib in written.values()):
+            print("ESCAPED", written)
+            sys.exit(0)
+        sys.exit(1)
+        """,
+    ),
+    Hostile(
+        "unix_socket",
+        """
+        import socket, sys
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        except OSError as exc:
+            print("blocked AF_UNIX", exc)
+            sys.exit(1)
+        try:
+            s.connect("@UNIX_SOCKET@")
+        except OSError as exc:
+            print("created an AF_UNIX socket, but the host socket is out of reach:", exc)
+            sys.exit(1)
+        s.sendall(b"stolen")
+        print("ESCAPED to the host's unix socket")
+        """,
+    ),
+    Hostile(
         "privilege_escalation",
         """
         import os, sys
@@ -259,7 +303,17 @@ def test_hostile_program_is_contained(case: Hostile, backend: Backend, host: Hos
 
 
 def test_suite_has_the_required_programs() -> None:
-    assert len(HOSTILE) >= 12
+    assert len(HOSTILE) >= 15
+
+
+def test_bubblewrap_refuses_unix_sockets_whatever_the_binds_hold(host: Host) -> None:
+    """Even where the host socket is not under a bind (no root to plant it under /usr), socket(AF_UNIX) is
+    refused: the filter, not the layout, is what keeps host sockets out of reach."""
+    from .conftest import get_backend
+
+    program = "import socket\ntry:\n    socket.socket(socket.AF_UNIX)\nexcept PermissionError:\n    print('refused')\n"
+    result = get_backend("bubblewrap").run(program, {}, limits=LIMITS, timeout_s=TIMEOUT_S)
+    assert result.stdout.strip() == "refused", result
 
 
 def test_bubblewrap_is_installed_where_the_suite_runs() -> None:
