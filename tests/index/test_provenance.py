@@ -89,3 +89,20 @@ def test_an_unverified_snapshot_figure_does_not_replace_a_verified_lab_figure():
     assert chosen_scores(unverified_lab)["GPQA Diamond"].value == 50
     checked_snapshot = entry("c", [score("GPQA Diamond", 60, "lab"), score("GPQA Diamond", 50, "independent")])
     assert chosen_scores(checked_snapshot)["GPQA Diamond"].value == 50
+
+
+def test_model_page_shows_checked_dates_copies_and_the_verified_split():
+    from engine.index.index import build_index
+    from engine.site.index_macros import model_page_data, render_model_html
+
+    copy = "https://github.com/someone/notes/blob/x/card.md"
+    entries = [
+        entry(f"m{k}", [score("MMLU-Pro", 30 + 5 * k), score("GPQA Diamond", 20 + 5 * k)]) for k in range(6)
+    ]
+    entries.append(
+        entry("x", [score("MMLU-Pro", 50), score("GPQA Diamond", 40, checked=None, secondary_url=copy)])
+    )
+    html = render_model_html(model_page_data(build_index(entries), "x"))
+    assert f"checked {DAY.isoformat()}" in html
+    assert "read from a copy" in html and copy in html
+    assert "checked against their primary document: 1 of 2" in html
