@@ -27,7 +27,7 @@ def test_ranges_hold_95_percent_of_held_out_figures(committed_report):
             assert low <= share <= high, bench
 
 
-def test_uncalibrated_ranges_would_miss_the_band(committed_report):
+def test_the_models_own_spread_is_widened_by_calibration(committed_report):
     # The model's own spread is too narrow: the calibration has to widen it, at least on the pooled figures.
     assert committed_report.calibration is not None and committed_report.calibration.pooled > 1.05
 
