@@ -10,9 +10,10 @@ from pathlib import Path
 
 from engine.errors import InfraError, UserError
 from engine.index.aa import AA_BASE_ENV, AA_KEY_ENV, DEFAULT_AA_BASE, DEFAULT_AA_PATH, sync_aa
-from engine.index.data import DEFAULT_DATA_DIR, load_entries, today
+from engine.index.data import DEFAULT_DATA_DIR, chosen_scores, load_entries, today
 from engine.index.hardware import DEVICES, QUANT_BITS, Layout, device_named, estimate
-from engine.index.index import build_index
+from engine.index.provenance import core_figures, provenance_stats
+from engine.index.published import published_index
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS
 from engine.index.speed import DEFAULT_RUNS, DEFAULT_SPEED_BASE, SPEED_BASE_ENV, SPEED_KEY_ENV, measure_speed
 from engine.index.sync import (
@@ -57,6 +58,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="fit each AIME year and LiveCodeBench version as one item (the model before the split)",
     )
     p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser(
+        "stats", help="how many core figures cite their primary document and how many were checked against it"
+    )
+    data_dir_flag(p)
+    p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("show", help="every benchmark of one model: reported or estimated, with ranges")
     p.add_argument("model", help="model id (the file name without .yaml)")
@@ -124,13 +131,26 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_stats(args: argparse.Namespace) -> int:
+    entries = load_entries(args.data_dir)
+    chosen = [s for e in entries for b, s in chosen_scores(e).items() if b in CORE_BENCHMARKS]
+    groups = (("all core figures in the files", core_figures(entries)), ("core figures the index uses", chosen))
+    for label, scores in groups:
+        st = provenance_stats(scores)
+        print(
+            f"{label}: {st.figures}; cite a primary document {st.with_primary} ({100 * st.primary_share:.1f}%); "
+            f"checked against it {st.verified} ({100 * st.verified_share:.1f}%); read from a copy {st.from_copy}"
+        )
+    return 0
+
+
 def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.1f}"
 
 
 def show_data(model_id: str, data_dir: Path) -> dict:
     entries = load_entries(data_dir)
-    result = build_index(entries)
+    result, report = published_index(entries)
     row = result.row(model_id)
     if row is None:
         known = ", ".join(sorted(e.id for e in entries)[:8])
@@ -147,6 +167,8 @@ def show_data(model_id: str, data_dir: Path) -> dict:
                     "label": score.measured_by,
                     "variant": score.variant,
                     "source_url": score.source_url,
+                    "secondary_url": score.secondary_url,
+                    "checked": None if score.checked is None else score.checked.isoformat(),
                     "evaluator": score.evaluator,
                     "needs_verification": score.needs_verification,
                     "low": None,
@@ -163,6 +185,8 @@ def show_data(model_id: str, data_dir: Path) -> dict:
                     "label": "estimated",
                     "variant": est.item,
                     "source_url": None,
+                    "secondary_url": None,
+                    "checked": None,
                     "evaluator": None,
                     "needs_verification": False,
                     "low": round(est.low, 2),
@@ -173,6 +197,7 @@ def show_data(model_id: str, data_dir: Path) -> dict:
     return {
         "id": row.entry.id,
         "name": row.entry.name,
+        "model": report.published_method,
         "core_reported": row.core_count,
         "index": None if row.index is None else round(row.index, 2),
         "index_low": None if row.index_low is None else round(row.index_low, 2),

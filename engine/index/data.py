@@ -18,8 +18,17 @@ from engine.yamlfile import invalid_file_message, read_mapping
 
 DEFAULT_DATA_DIR = Path("results/reported")
 # Which measurement wins when a benchmark has several: a neutral evaluator first, then the model's own lab,
-# then a rival's comparison table (often run without the model's best settings).
-_RANK = {"independent": 0, "lab": 1, "other_lab": 2}
+# then a rival's comparison table (often run without the model's best settings). An unverified independent
+# figure (a snapshot copy nobody compared with the evaluator's own site) ranks below a verified lab figure and
+# above an unverified one: it does not replace what someone checked until it is checked itself.
+_RANK = {
+    ("independent", True): 0,
+    ("lab", True): 1,
+    ("independent", False): 2,
+    ("lab", False): 3,
+    ("other_lab", True): 4,
+    ("other_lab", False): 5,
+}
 
 
 def load_entry(path: Path) -> ModelEntry:
@@ -50,15 +59,17 @@ def load_entries(data_dir: Path = DEFAULT_DATA_DIR) -> list[ModelEntry]:
 
 def score_rank(score: Score, position: int) -> tuple[int, int, int, int]:
     """Sort key of a figure among rivals for one benchmark: lower wins."""
-    return (_RANK[score.measured_by], int(score.needs_verification), -score.checked.toordinal(), position)
+    checked = score.checked.toordinal() if score.checked is not None else 0
+    return (_RANK[(score.measured_by, score.verified)], int(score.source_url is None), -checked, position)
 
 
 def chosen_scores(entry: ModelEntry) -> dict[str, Score]:
     """The one score per benchmark that enters the fit and the tables.
 
-    Independent beats lab beats other lab; within a tier a verified figure beats one that needs
-    verification, then the most recently checked, then the first in the file. Earlier-version scores live
-    elsewhere and are never considered.
+    Verified independent, verified lab, unverified independent, unverified lab, then another lab's (verified
+    first); within a tier a figure citing its primary document beats one known only from a copy, then the most
+    recently checked, then the first in the file. Earlier-version scores live elsewhere and are never
+    considered.
     """
     best: dict[str, tuple[tuple[int, int, int, int], Score]] = {}
     for position, score in enumerate(entry.scores):

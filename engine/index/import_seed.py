@@ -8,7 +8,8 @@ caveats of the starting set, written down so the import can be audited:
 * scores of a base or pre-trained checkpoint never go into an instruct model's entry;
 * a model reported in both a thinking and a non-thinking mode becomes two entries; a row whose mode the source
   does not state cannot be placed and is left out for such a model;
-* a figure read from a copy, a mirror, an aggregator or a snapshot is marked ``needs_verification``;
+* a figure read from a copy, a mirror, an aggregator or a snapshot keeps that address as ``secondary_url``,
+  and ``source_url`` is the primary document its note names (if any); no figure is marked checked here;
 * no figure is created here: every value comes from a row of the CSV with its source address.
 
 Usage: ``python -m engine.index.import_seed PATH/TO/index-data results/reported``
@@ -24,6 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from engine.index.data import write_entries
+from engine.index.provenance import split_source
 from engine.index.schema import ALL_BENCHMARKS, Attention, ModelEntry, Score
 
 # Different spellings of one model across sources -> the spelling used as the entry's name.
@@ -63,10 +65,6 @@ FINE_TUNE_OF = {
 EXCLUDED_BENCHMARKS = {"GPQA (subset not stated)", "MATH", "tau-Bench", "_meta"}
 BENCH_RENAME = {"MMMLU": "Multilingual MMLU"}
 GPQA_NOT_DIAMOND = re.compile(r"subset not stated|without subset|labelled 'GPQA'", re.IGNORECASE)
-SECONDARY = re.compile(
-    r"copy|mirror|aggregat|llm-stats|snapshot|excerpt|code-search|via |dataset|transcrib|pages-corpus",
-    re.IGNORECASE,
-)
 
 
 def _attention(source_url: str, note: str, **fields: int | None) -> dict:
@@ -243,7 +241,7 @@ def _preference(score: Score) -> tuple[int, int]:
     return (-(max(years) if years else 0), -(int(version.group(1)) if version else 0))
 
 
-def build_entries(data_dir: Path, checked: dt.date) -> tuple[list[ModelEntry], list[str]]:
+def build_entries(data_dir: Path) -> tuple[list[ModelEntry], list[str]]:
     with (data_dir / "reported.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     with (data_dir / "attention.csv").open(encoding="utf-8") as handle:
@@ -283,15 +281,16 @@ def build_entries(data_dir: Path, checked: dt.date) -> tuple[list[ModelEntry], l
             if value is None or row["measured_by"] not in ("lab", "other_lab", "independent"):
                 continue
             measured = row["measured_by"]
+            # The primary document where the row's address is a copy (its note names it); never checked here.
+            primary, copy = split_source(row["source_url"], row["note"])
             score = Score(
                 benchmark=bench,
                 value=value,
                 variant=row["variant"] or None,
-                source_url=row["source_url"],
+                source_url=primary,
+                secondary_url=copy,
                 measured_by=measured,
                 evaluator=_evaluator(row["source_url"], row["note"]) if measured == "independent" else None,
-                checked=checked,
-                needs_verification=bool(SECONDARY.search(row["note"]) or SECONDARY.search(row["source_url"])),
                 note=row["note"] or None,
             )
             scores_by_mode[_mode(row["note"])].append(score)
@@ -312,8 +311,8 @@ def build_entries(data_dir: Path, checked: dt.date) -> tuple[list[ModelEntry], l
             active = _num(meta.get("active_b", ""))
             release = meta.get("release_date", "")
             notes = [
-                "Imported from the gathered starting set; figures marked needs_verification were read "
-                "from a copy or secondary source and still need checking against the lab's own page."
+                "Imported from the gathered starting set. A figure without a checked date has not yet been "
+                "compared with its primary document; secondary_url names the copy it was read from."
             ]
             if "country" in meta:
                 notes.append("Region from the lab's headquarters (general knowledge, not from a source).")
@@ -333,7 +332,6 @@ def build_entries(data_dir: Path, checked: dt.date) -> tuple[list[ModelEntry], l
                     else None,
                     hf_repo=meta.get("hf_repo") or None,
                     reasoning=mode if len(variants) > 1 else None,
-                    checked=checked,
                     attention=Attention(**layouts[name]) if name in layouts else None,
                     scores=scores,
                     notes=notes,
@@ -346,7 +344,7 @@ def _dedupe(scores: list[Score]) -> list[Score]:
     seen: set[tuple] = set()
     out = []
     for score in scores:
-        key = (score.benchmark, score.measured_by, score.source_url, score.variant)
+        key = (score.benchmark, score.measured_by, score.link, score.variant)
         if key not in seen:
             seen.add(key)
             out.append(score)
@@ -355,7 +353,7 @@ def _dedupe(scores: list[Score]) -> list[Score]:
 
 def main(argv: list[str]) -> int:
     source, target = Path(argv[0]), Path(argv[1])
-    entries, log = build_entries(source, dt.date.today())
+    entries, log = build_entries(source)
     target.mkdir(parents=True, exist_ok=True)
     write_entries(target, entries)
     for line in log:

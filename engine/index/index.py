@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.index.calibration import Calibration, score_range
 from engine.index.data import chosen_scores, score_rank
 from engine.index.model import FittedModel, Observations, fit, to_score
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, ModelEntry, Score
@@ -210,7 +211,11 @@ def benchmark_caps(data: FitData, keep: np.ndarray | None = None) -> dict[str, f
     return caps
 
 
-def build_index(entries: list[ModelEntry], n_factors: int = 1, split: bool = True) -> IndexResult:
+def build_index(
+    entries: list[ModelEntry], n_factors: int = 1, split: bool = True, calibration: Calibration | None = None
+) -> IndexResult:
+    """The index with ranges widened by ``calibration`` (from leave-one-out); without one, the model's own
+    spread is used unwidened. The published index is ``engine.index.published.published_index``."""
     data = fit_data(entries, split)
     obs, chosen, benches = data.obs, data.chosen, data.benchmarks
     model, _ = fit(obs, n_factors)
@@ -220,6 +225,7 @@ def build_index(entries: list[ModelEntry], n_factors: int = 1, split: bool = Tru
     core = [b for b in CORE_BENCHMARKS if b in benches]
     core_idx = [data.primary[b] for b in core]
     core_caps = np.array([caps[b] for b in core])
+    pooled = 1.0 if calibration is None else calibration.pooled
     rows: list[IndexRow] = []
     for i, entry in enumerate(entries):
         core_count = sum(1 for b in CORE_BENCHMARKS if b in chosen[i])
@@ -228,23 +234,25 @@ def build_index(entries: list[ModelEntry], n_factors: int = 1, split: bool = Tru
         row = IndexRow(entry, chosen[i], core_count, float(theta[0]), sd)
         if core_count >= MIN_CORE:
             row.index = core_average(model, theta, core_idx, core_caps)
-            ends = [
-                core_average(model, theta + Z95 * sd * unit, core_idx, core_caps)
-                for unit in (-_first_axis(n_factors), _first_axis(n_factors))
-            ]
+            # The range: the index at the ends of the ability's interval along the direction in which the
+            # index changes fastest, the ability's spread widened by the pooled factor that calibrated the
+            # estimates' ranges.
+            step = _steepest_step(model, theta, cov, core_idx, core_caps) * Z95 * pooled
+            ends = [core_average(model, theta + sign * step, core_idx, core_caps) for sign in (-1.0, 1.0)]
             row.index_low, row.index_high = min(ends + [row.index]), max(ends + [row.index])
             for bench in benches:
                 if bench in chosen[i]:
                     continue
                 j = data.primary[bench]
                 centre = model.predict_logit(i, j)
-                spread = Z95 * model.predictive_sd(i, j)
+                factor = 1.0 if calibration is None else calibration.factor(bench)
                 value = float(to_score(centre))
+                low, high = score_range(centre, model.predictive_sd(i, j), factor, caps[bench])
                 item = data.items[j]
                 row.estimates[bench] = Estimate(
                     value=min(value, caps[bench]),
-                    low=min(float(to_score(centre - spread)), caps[bench]),
-                    high=min(float(to_score(centre + spread)), caps[bench]),
+                    low=low,
+                    high=high,
                     capped=value > caps[bench],
                     item=item if item != bench else None,
                 )
@@ -252,7 +260,19 @@ def build_index(entries: list[ModelEntry], n_factors: int = 1, split: bool = Tru
     return IndexResult(rows, benches, caps, model, data)
 
 
-def _first_axis(k: int) -> np.ndarray:
-    unit = np.zeros(k)
-    unit[0] = 1.0
-    return unit
+def _steepest_step(
+    model: FittedModel, theta: np.ndarray, cov: np.ndarray, core_idx: list[int], caps: np.ndarray
+) -> np.ndarray:
+    """One standard deviation of the ability along the gradient of the index (a numerical gradient)."""
+    eps = 1e-4
+    grad = np.array(
+        [
+            (core_average(model, theta + eps * unit, core_idx, caps)
+             - core_average(model, theta - eps * unit, core_idx, caps)) / (2 * eps)
+            for unit in np.eye(len(theta))
+        ]
+    )
+    var = float(grad @ cov @ grad)
+    if var <= 0:
+        return np.sqrt(np.diag(cov)) * 0.0
+    return (cov @ grad) / np.sqrt(var)

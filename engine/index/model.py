@@ -21,7 +21,7 @@ import numpy as np
 from scipy.special import expit, logit
 
 # Scores of exactly 0 or 100 have no logit; they are read as half a point inside the scale.
-_CLIP_LO, _CLIP_HI = 0.5, 99.5
+CLIP_LO, CLIP_HI = 0.5, 99.5
 
 # Priors on the logit scale. Wide on difficulty; the first slope centred on 1 (abilities are standard normal,
 # so a slope of 1 spreads models over about four logits), a second factor's slope centred on 0.
@@ -35,7 +35,7 @@ Params = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def to_logit(score: np.ndarray | float) -> np.ndarray:
-    return logit(np.clip(np.asarray(score, dtype=float), _CLIP_LO, _CLIP_HI) / 100.0)
+    return logit(np.clip(np.asarray(score, dtype=float), CLIP_LO, CLIP_HI) / 100.0)
 
 
 def to_score(value: np.ndarray | float) -> np.ndarray:

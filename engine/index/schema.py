@@ -53,33 +53,59 @@ class Strict(BaseModel):
 
 
 class Score(Strict):
-    """One figure read from one source."""
+    """One figure, where it was published, and whether anyone has compared it with that publication.
+
+    ``source_url`` is the primary document: the lab's model card, technical report or launch post, or the
+    evaluator's own site for an independent figure. ``secondary_url`` is the copy the figure was actually read
+    from (a mirrored model card, a text copy of a paper, an aggregator's snapshot), when it was. ``checked`` is
+    the date a person or a script compared the figure with the primary document; it stays empty until then,
+    and an import is not a check. A figure is verified exactly when it has been checked.
+    """
 
     benchmark: Benchmark
     value: float = Field(ge=0, le=100)
     # AIME year, LiveCodeBench version or window, harness details: whatever the source states.
     variant: str | None = None
-    source_url: str
+    source_url: str | None = None
+    secondary_url: str | None = None
     measured_by: MeasuredBy
     # Named for independent scores (shown on hover), e.g. "Artificial Analysis".
     evaluator: str | None = None
-    checked: dt.date
-    # True while the figure comes from a copy or secondary source and has not been read on the lab's own page.
-    needs_verification: bool = False
+    checked: dt.date | None = None
     note: str | None = None
 
-    @field_validator("source_url")
+    @field_validator("source_url", "secondary_url")
     @classmethod
-    def _url(cls, value: str) -> str:
-        if not value.startswith(("https://", "http://")):
-            raise ValueError("source_url must be an http(s) address of the page the figure was read from")
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("https://", "http://")):
+            raise ValueError("must be an http(s) address of the page the figure was read from")
         return value
 
     @model_validator(mode="after")
-    def _evaluator(self) -> Score:
+    def _provenance(self) -> Score:
+        if self.source_url is None and self.secondary_url is None:
+            raise ValueError("a figure needs a source: source_url (the primary document) or secondary_url")
+        if self.checked is not None and self.source_url is None:
+            raise ValueError(
+                "checked is set but source_url is empty: a figure is checked against its primary document, "
+                "so record that document's address in source_url"
+            )
         if self.measured_by == "independent" and not self.evaluator:
             raise ValueError("an independent score must name its evaluator")
         return self
+
+    @property
+    def verified(self) -> bool:
+        return self.checked is not None
+
+    @property
+    def needs_verification(self) -> bool:
+        return self.checked is None
+
+    @property
+    def link(self) -> str:
+        """The address a reader is sent to: the primary document, or the copy when no primary is known."""
+        return self.source_url or self.secondary_url or ""
 
 
 class EarlierVersion(Strict):
@@ -187,7 +213,6 @@ class ModelEntry(Strict):
     openrouter_id: str | None = Field(default=None, pattern=r"^[a-z0-9_.-]+/[A-Za-z0-9_.:-]+$")
     # Set when one model has a thinking and a non-thinking mode: each mode is its own entry.
     reasoning: Reasoning | None = None
-    checked: dt.date
     attention: Attention | None = None
     scores: list[Score] = Field(default_factory=list)
     earlier_version: EarlierVersion | None = None
@@ -207,7 +232,7 @@ class ModelEntry(Strict):
             raise ValueError("active_params_b is larger than total_params_b")
         seen: set[tuple[str, str, str, str | None]] = set()
         for score in self.scores:
-            key = (score.benchmark, score.measured_by, score.source_url, score.variant)
+            key = (score.benchmark, score.measured_by, score.link, score.variant)
             if key in seen:
                 raise ValueError(
                     f"two {score.benchmark} scores ({score.variant or 'no variant'}) by {score.measured_by} "
@@ -215,6 +240,12 @@ class ModelEntry(Strict):
                 )
             seen.add(key)
         return self
+
+    @property
+    def checked(self) -> dt.date | None:
+        """The latest date any of the model's figures was compared with its primary document."""
+        dates = [s.checked for s in self.scores if s.checked is not None]
+        return max(dates) if dates else None
 
     @property
     def is_moe(self) -> bool:

@@ -18,10 +18,11 @@ from urllib.parse import urlencode
 
 from engine.index.data import DEFAULT_DATA_DIR, lab_scores, load_entries
 from engine.index.hardware import calculator_models, calculator_tables
-from engine.index.index import IndexResult, IndexRow, build_index
+from engine.index.index import IndexResult, IndexRow
 from engine.index.own_runs import DEFAULT_RESULT_DIRS, OwnRun, load_own_runs, runs_for
+from engine.index.published import published_index
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, REGIONS, ModelEntry
-from engine.index.validate import ValidationReport, leave_one_out, validation_table_markdown
+from engine.index.validate import ValidationReport, validation_table_markdown
 
 SHORT = {
     "MMLU-Pro": "MMLU-Pro",
@@ -312,7 +313,8 @@ def model_page_data(
                     "variant": score.variant,
                     "evaluator": score.evaluator,
                     "source_url": score.source_url,
-                    "checked": score.checked.isoformat(),
+                    "checked": None if score.checked is None else score.checked.isoformat(),
+                    "secondary_url": score.secondary_url,
                     "needs_verification": score.needs_verification,
                     "lab_value": None if replaced is None else replaced.value,
                 }
@@ -335,11 +337,11 @@ def model_page_data(
         earlier = {
             "name": entry.earlier_version.name,
             "scores": [
-                {"benchmark": s.benchmark, "value": s.value, "source_url": s.source_url}
+                {"benchmark": s.benchmark, "value": s.value, "source_url": s.link}
                 for s in entry.earlier_version.scores
             ],
         }
-    sources = sorted({s.source_url for s in entry.scores})
+    sources = sorted({s.link for s in entry.scores})
     return {
         "id": entry.id,
         "name": entry.name,
@@ -351,7 +353,8 @@ def model_page_data(
         "fully_open": entry.fully_open,
         "fine_tune_of": entry.fine_tune_of,
         "hf_repo": entry.hf_repo,
-        "checked": entry.checked.isoformat(),
+        "checked": None if entry.checked is None else entry.checked.isoformat(),
+        "verified": sum(1 for s in entry.scores if s.verified),
         "index_text": _num(row.index),
         "range_text": "" if row.index is None else f"{row.index_low:.1f}–{row.index_high:.1f}",
         "core_text": f"{row.core_count}/6",
@@ -391,8 +394,7 @@ def render_model_html(data: dict) -> str:
             f"<td>{esc(format(s['value'], '.1f'))}{lab_note}</td>"
             f'<td title="{esc(label)}">{esc(s["label"])}</td>'
             f"<td>{esc(s['variant'] or '')}</td>"
-            f'<td><a href="{esc(s["source_url"])}" rel="nofollow">source</a>'
-            f"{flag}</td></tr>"
+            f"<td>{source_cell(s)}{flag}</td></tr>"
         )
     for r in data.get("own_runs", []):
         score = "—" if r["pass_k"] is None else format(r["pass_k"], ".1f")
@@ -433,7 +435,8 @@ def render_model_html(data: dict) -> str:
             )
         out.append("</ul>")
     out.append(
-        f'<p><small>Last checked {esc(data["checked"])}.</small></p><h3>Sources</h3><ol class="sli-sources">'
+        f"<p><small>{esc(checked_line(data))}</small></p><h3>Sources</h3>"
+        '<ol class="sli-sources">'
     )
     out.extend(f'<li><a href="{esc(u)}" rel="nofollow">{esc(u)}</a></li>' for u in data["sources"])
     out.append("</ol>")
@@ -444,6 +447,28 @@ def render_model_html(data: dict) -> str:
         )
     out.append("</div>")
     return "".join(out)
+
+
+def source_cell(s: dict) -> str:
+    """The primary document's link with the date it was checked, or the copy the figure was read from."""
+    parts = []
+    if s["source_url"]:
+        parts.append(f'<a href="{esc(s["source_url"])}" rel="nofollow">source</a>')
+    if s.get("secondary_url"):
+        parts.append(f'<a href="{esc(s["secondary_url"])}" rel="nofollow">read from a copy</a>')
+    if s.get("checked"):
+        parts.append(f"<small>checked {esc(s['checked'])}</small>")
+    return " · ".join(parts)
+
+
+def checked_line(data: dict) -> str:
+    total = len(data["reported"])
+    verified = sum(1 for s in data["reported"] if s.get("checked"))
+    when = f"; last check {data['checked']}" if data["checked"] else ""
+    return (
+        f"Figures checked against their primary document: {verified} of {total} shown{when}. The others are "
+        "unverified: not yet compared with the lab's or evaluator's own page."
+    )
 
 
 def render_speed_html(speed: dict | None) -> str:
@@ -591,7 +616,7 @@ class IndexSite:
 
     def result(self) -> IndexResult:
         if "result" not in self._cache:
-            self._cache["result"] = build_index(self.entries())
+            self._cache["result"], self._cache["validation"] = published_index(self.entries())
         return self._cache["result"]
 
     def own_runs(self) -> list[OwnRun]:
@@ -614,7 +639,7 @@ class IndexSite:
 
     def validation(self) -> ValidationReport:
         if "validation" not in self._cache:
-            self._cache["validation"] = leave_one_out(self.entries())
+            self.result()
         return self._cache["validation"]
 
 
@@ -623,6 +648,10 @@ CHART_LABELS = {
     "price": "Blended price, USD per million tokens (log scale)",
     "speed": "Measured output speed, tokens per second (log scale)",
 }
+
+
+def chosen_core(row: IndexRow) -> list:
+    return [s for b, s in row.chosen.items() if b in CORE_BENCHMARKS]
 
 
 def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
@@ -673,6 +702,8 @@ def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
             "models": len(rows),
             "with_index": sum(1 for r in rows if r.index is not None),
             "needs_verification": sum(1 for r in rows if any(s.needs_verification for s in r.entry.scores)),
+            "figures": sum(len(chosen_core(r)) for r in rows),
+            "verified": sum(1 for r in rows for s in chosen_core(r) if s.verified),
             "with_speed": sum(1 for r in rows if r.entry.speed is not None),
             "with_aa_speed": sum(1 for r in rows if r.entry.speed is None and r.entry.aa_speed is not None),
         }

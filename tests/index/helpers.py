@@ -12,14 +12,9 @@ DAY = dt.date(2026, 11, 1)
 def score(bench: str, value: float, measured_by: str = "lab", **extra) -> Score:
     if measured_by == "independent":
         extra.setdefault("evaluator", "Test evaluator")
-    return Score(
-        benchmark=bench,
-        value=value,
-        source_url=f"https://example.org/{bench.replace(' ', '_')}",
-        measured_by=measured_by,
-        checked=DAY,
-        **extra,
-    )
+    extra.setdefault("source_url", f"https://example.org/{bench.replace(' ', '_')}")
+    extra.setdefault("checked", DAY)
+    return Score(benchmark=bench, value=value, measured_by=measured_by, **extra)
 
 
 def entry(model_id: str, scores: list[Score], total: float = 8.0, **extra) -> ModelEntry:
@@ -30,7 +25,6 @@ def entry(model_id: str, scores: list[Score], total: float = 8.0, **extra) -> Mo
         lab="Lab",
         region=extra.pop("region", "Europe"),
         total_params_b=total,
-        checked=DAY,
         scores=scores,
         **extra,
     )

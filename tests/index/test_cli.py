@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from engine.commands import index as index_command
 from engine.errors import UserError
 from engine.index.data import entry_to_yaml
+from engine.index.validate import validation_table_markdown
 
 from .helpers import entry, score
 
@@ -28,12 +28,10 @@ def _run(argv: list[str]) -> int:
 
 
 @pytest.fixture(scope="module")
-def printed_table() -> str:
-    """What `python -m engine index validate --markdown` prints on the committed data (run once)."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert _run(["index", "validate", "--markdown"]) == 0
-    return out.getvalue().strip()
+def printed_table(committed_report) -> str:
+    """What `python -m engine index validate --markdown` prints on the committed data (from the session's
+    one leave-one-out run; test_validate_markdown_flag checks the flag prints this function's table)."""
+    return validation_table_markdown(committed_report).strip()
 
 
 def _row(table: str, label: str) -> list[str]:
@@ -74,9 +72,34 @@ def test_validate_command_prints_table_and_json(capsys, tmp_path):
     assert json.loads(capsys.readouterr().out)["scores"] == 24
 
 
+def test_validate_markdown_flag(capsys, tmp_path):
+    for k in range(8):
+        level = 20 + 8 * k
+        e = entry(f"m{k}", [score("MMLU-Pro", level + 10), score("GPQA Diamond", level)])
+        (tmp_path / f"{e.id}.yaml").write_text(entry_to_yaml(e), encoding="utf-8")
+    assert _run(["index", "validate", "--data-dir", str(tmp_path), "--markdown"]) == 0
+    out = capsys.readouterr().out.strip()
+    from engine.index.data import load_entries
+    from engine.index.validate import leave_one_out
+
+    assert out == validation_table_markdown(leave_one_out(load_entries(tmp_path)))
+
+
+def test_stats_prints_the_verified_share(capsys):
+    assert _run(["index", "stats"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"core figures the index uses: \d+; cite a primary document \d+ .*checked against it \d+", out)
+
+
 def test_show_json_labels_reported_and_estimated(capsys):
     assert _run(["index", "show", "gemma-3-27b-it", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
+    assert data["model"] in ("1-factor", "2-factor")
+    for b in data["benchmarks"]:
+        if b["label"] == "estimated":
+            assert b["low"] <= b["value"] <= b["high"]
+        else:
+            assert b["source_url"] or b["secondary_url"]
     labels = {b["benchmark"]: b["label"] for b in data["benchmarks"]}
     assert labels["SWE-bench Verified"] == "estimated" and labels["MMLU-Pro"] == "independent"
     assert data["index_low"] <= data["index"] <= data["index_high"]
