@@ -8,7 +8,8 @@ all. The rule here is to find the one block that is the answer and to add to it 
    language (``bash``, ``json``, ``text``, ``output`` ...) are dropped; untagged ones are kept when they
    parse as Python.
 2. Among them, the block that defines the required function at top level wins; when several do, the last
-   one (a model that revises itself ends with the revision). With no required name, the longest wins.
+   one (a model that revises itself ends with the revision). A block that only imports the function (a test
+   or usage block: ``from solution import f``) does not define it. With no required name, the longest wins.
 3. Other blocks are added in front of it only when they define a name the chosen block uses but does not
    define itself (a helper or a constant written in a block of its own). Usage and test blocks, which call
    things rather than define what is missing, stay out.
@@ -105,12 +106,14 @@ def _strip_prompts(code: str) -> str:
     return "\n".join(line for line in kept if line is not None)
 
 
-def _defined(tree: ast.Module) -> set[str]:
+def _defined(tree: ast.Module, *, imports: bool = True) -> set[str]:
+    """Names the block binds at top level; with ``imports=False`` only those it defines itself (a block that
+    imports a name from elsewhere uses it, it does not define it)."""
     names: set[str] = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and imports:
             for alias in node.names:
                 names.add((alias.asname or alias.name).split(".")[0])
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -145,8 +148,9 @@ def _local_names(tree: ast.Module) -> set[str]:
 
 
 def _defines(tree: ast.Module, name: str) -> bool:
-    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name
-               for node in tree.body) or name in _defined(tree)
+    """The block defines ``name`` itself: a test or usage block that imports it (``from solution import f``)
+    does not, so it never wins over the block that holds the answer."""
+    return name in _defined(tree, imports=False)
 
 
 def _choose(blocks: list[tuple[_Block, ast.Module]], entry: str | None) -> tuple[str, int]:

@@ -8,19 +8,30 @@ grader that guesses generously would reward rambling.
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.modules.answer_line import (
+    ALTERNATIVE_WORD,
+    AnswerLine,
+    alternatives,
+    final_number,
+    numbers,
+    parse_number,
+    read_answer_line,
+)
 from engine.modules.base import Conversation, Env, LoadedTask, default_required_context, last_assistant_text
+from engine.normalise import split_reasoning
 from engine.schema import Grade, Turn
 
 INSTRUCTION = "\n\nThink step by step if you need to, then end your reply with one line: Answer: <value>"
 
-_ANSWER_LINE = re.compile(r"^\s*\**\s*(?:final\s+)?answer\s*\**\s*[:：]\s*\**\s*(.+?)\s*\**\s*$",
-                          re.IGNORECASE | re.MULTILINE)
-_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+# "The program prints: X", "Output: X" on the answer line: X is the printed text.
+_PRINTS = re.compile(
+    r"^(?:the\s+)?(?:program\s+|code\s+|it\s+)?(?:prints|outputs|output\s+is|displays)\s*:?\s+(.+)$", re.IGNORECASE)
+# A value followed by its explanation: "fdb3 (the initials and the count)", "fdb3 — initials plus 3".
+_EXPLAINED = re.compile(r"^(\S+)\s+(?:\((.*)\)|[—–]\s+(.*)|-\s+(.*))$")
 
 
 class KnowledgeBody(BaseModel):
@@ -33,31 +44,66 @@ class KnowledgeBody(BaseModel):
     answer: str = Field(min_length=1)
 
 
-def _as_number(text: str) -> Decimal | None:
-    cleaned = text.strip().strip("$€£.").replace(",", "").replace("$", "")
-    try:
-        return Decimal(cleaned)
-    except InvalidOperation:
-        return None
+def judge(reply: str, body: KnowledgeBody) -> tuple[bool, str, str | None]:
+    """(passed, reason, the value read) for one reply. The value comes from the answer line
+    (:mod:`engine.modules.answer_line`); an arithmetic reply without one is read at its last number."""
+    line = read_answer_line(reply)
+    if line is None:
+        if body.kind == "arithmetic":
+            found = numbers(split_reasoning(reply)[0])
+            if found:
+                ok = found[-1] == parse_number(body.answer)
+                return ok, "correct" if ok else f"answered {found[-1]} (no 'Answer:' line; last number)", \
+                    str(found[-1])
+        return False, "no 'Answer:' line and no value to read", None
+    if body.kind == "arithmetic":
+        return (*_judge_number(line, body.answer), line.text)
+    return (*_judge_text(line, body.answer), line.text)
 
 
-def extract_answer(reply: str, kind: str) -> str | None:
-    lines = _ANSWER_LINE.findall(reply)
-    if lines:
-        return lines[-1].strip().strip("`").strip()
-    if kind == "arithmetic":
-        numbers = _NUMBER.findall(reply)
-        return numbers[-1] if numbers else None
-    return None
+def _judge_number(line: AnswerLine, expected: str) -> tuple[bool, str]:
+    offered = []
+    for candidate in alternatives(line.text):
+        value = final_number(candidate)
+        if value is not None and value not in offered:
+            offered.append(value)
+    if len(offered) > 1:
+        return False, f"offered {len(offered)} different values ({', '.join(str(v) for v in offered[:3])})"
+    if not offered:
+        return False, f"no number on the answer line ({line.text[:80]!r})"
+    ok = offered[0] == parse_number(expected)
+    return ok, "correct" if ok else f"answered {offered[0]}"
 
 
-def answers_match(given: str, expected: str, kind: str) -> bool:
-    if kind == "arithmetic":
-        number = _NUMBER.search(given)
-        a = _as_number(number.group(0)) if number else None
-        b = _as_number(expected)
-        return a is not None and b is not None and a == b
-    return given.strip().strip("'\"") == expected.strip().strip("'\"")
+def _printed_forms(line: AnswerLine) -> list[str]:
+    """What the answer line may mean as printed text: the line, its one code span, the text after
+    "it prints:", the value before an explanation in parentheses or after a dash."""
+    forms = [line.text]
+    if len(set(line.spans)) == 1:
+        forms.append(line.spans[0])
+    said = _PRINTS.match(line.text)
+    if said:
+        forms.append(said.group(1))
+    for form in list(forms):
+        head = _EXPLAINED.match(form)
+        if head and not ALTERNATIVE_WORD.search(next(g for g in head.groups()[1:] if g is not None)):
+            forms.append(head.group(1))
+    out = []
+    for form in forms:
+        form = form.strip()
+        unquoted = form[1:-1] if len(form) > 1 and form[0] == form[-1] and form[0] in "'\"" else form
+        out.extend([unquoted, unquoted.rstrip(".;,!")])
+    return out
+
+
+def _judge_text(line: AnswerLine, expected: str) -> tuple[bool, str]:
+    want = expected.strip()
+    if want in _printed_forms(line):
+        return True, "correct"
+    offered = list(dict.fromkeys(alternatives(line.text)))
+    if len(offered) > 1:
+        return False, f"offered {len(offered)} different values ({', '.join(repr(v) for v in offered[:3])})"
+    return False, f"answered {line.text[:80]!r}"
 
 
 class Knowledge:
@@ -78,18 +124,10 @@ class Knowledge:
     def grade(self, task: LoadedTask, turns: list[Turn], env: Env) -> Grade:
         body: KnowledgeBody = task.body
         reply = last_assistant_text(turns)
-        given = extract_answer(reply, body.kind)
-        if given is None:
-            return Grade(score=0.0, passed=False, breakdown={"correct": 0.0},
-                         reason="no 'Answer:' line and no value to read")
-        ok = answers_match(given, body.answer, body.kind)
-        return Grade(
-            score=1.0 if ok else 0.0,
-            passed=ok,
-            breakdown={"correct": 1.0 if ok else 0.0},
-            reason="correct" if ok else f"answered {given[:80]!r}",
-            details={"answer_given": given[:200]},
-        )
+        ok, reason, given = judge(reply, body)
+        details = {"answer_given": given[:200]} if given is not None else {}
+        return Grade(score=1.0 if ok else 0.0, passed=ok, breakdown={"correct": 1.0 if ok else 0.0},
+                     reason=reason, details=details)
 
     def required_context(self, task: LoadedTask) -> int:
         return default_required_context(task)

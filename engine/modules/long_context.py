@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.haystack import HAYSTACK_VERSION, ChainSpec, Haystack, HaystackSpec, Insert, build, filler_only
+from engine.modules.answer_line import AnswerLine, alternatives, read_answer_line
 from engine.modules.base import Conversation, Env, LoadedTask, estimate_tokens
-from engine.modules.knowledge import extract_answer
 from engine.normalise import split_reasoning
 from engine.schema import Grade, Turn
 
@@ -138,21 +139,81 @@ def traps(body: LongContextBody) -> dict[str, str]:
     return out
 
 
-def judge_answer(body: LongContextBody, given: str) -> tuple[bool, str]:
-    """(passed, reason) for the value on the model's Answer line."""
-    value = _norm(given)
-    golds = [_norm(a) for a in (body.answer, *body.accept)]
-    if value in golds:
+# A mention the line rejects or dates: "Dana, not Priya", "9082 (formerly 4471)", "from Priya to Dana".
+_REJECTED_BEFORE = re.compile(
+    r"\b(?:not|never|no longer|formerly|previously|originally|initially|earlier|old|used to be|instead of|"
+    r"rather than|replac(?:es|ed|ing)|retired|superseded|over from|from|except|unlike)\b[^a-z0-9]*(?:\w+\W+){0,2}$")
+_REJECTED_AFTER = re.compile(
+    r"^[^a-z0-9]*(?:(?:was|is|has been|had been|got|being)\s+)?(?:retired|replaced|superseded|outdated|stale|"
+    r"no longer|handed|gave|passed|former|old|only mentions?|never)\b")
+
+
+@dataclass(frozen=True)
+class _Mention:
+    value: str  # the candidate as the task spells it
+    start: int
+    end: int
+    rejected: bool
+
+
+def _mentions(text: str, candidates: list[str]) -> list[_Mention]:
+    """Where each candidate occurs in ``text`` (normalised), and whether the line rejects it there."""
+    found = []
+    for candidate in dict.fromkeys(candidates):
+        needle = _norm(candidate)
+        for m in re.finditer(rf"(?<![a-z0-9]){re.escape(needle)}(?![a-z0-9])", text):
+            found.append((m.start(), m.end(), candidate))
+    found.sort()
+    out: list[_Mention] = []
+    for i, (start, end, candidate) in enumerate(found):
+        before = text[(found[i - 1][1] if i else 0):start]
+        after = text[end:(found[i + 1][0] if i + 1 < len(found) else len(text))]
+        rejected = bool(_REJECTED_BEFORE.search(before) or _REJECTED_AFTER.search(after))
+        out.append(_Mention(candidate, start, end, rejected))
+    return out
+
+
+def _shape(gold: str) -> re.Pattern[str] | None:
+    """Another value of the answer's shape (a number of as many digits), for spotting a hedge."""
+    return re.compile(rf"(?<![\w.]){'[0-9]' * len(gold)}(?![\w.])") if gold.isdigit() else None
+
+
+def judge_answer(body: LongContextBody, line: AnswerLine) -> tuple[bool, str]:
+    """(passed, reason) for the model's answer line.
+
+    The line passes when it names the answer and commits to it: every other candidate it names (a trap, a
+    speaker, another value offered as an alternative) is rejected or dated on the line ("Dana, not Priya",
+    "9082 (formerly 4471)"). "Dana or Priya", "Dana and Priya" and "9082 (or 9028)" fail.
+    """
+    value = _norm(line.text)
+    golds = [body.answer, *body.accept]
+    if value in {_norm(g) for g in golds} or any(_norm(s) in {_norm(g) for g in golds} for s in line.spans):
         return True, "correct"
-    fell_for = [(a, m) for a, m in traps(body).items() if _whole_word(_norm(a), value)]
-    has_gold = any(_whole_word(g, value) for g in golds)
-    if fell_for:
-        answer, meaning = fell_for[0]
-        also = " alongside the right one" if has_gold else ""
-        return False, f"gave {answer!r}: {meaning}{also}"
-    if has_gold:
-        return True, "correct"
-    return False, f"answered {given[:80]!r}"
+    known = traps(body)
+    names = [n for n in body.speakers if n not in known]
+    mentions = _mentions(value, [*golds, *known, *names])
+    kept = [m for m in mentions if not m.rejected]
+    for m in kept:
+        if m.value in known:
+            also = " alongside the right one" if any(k.value in golds for k in kept) else ""
+            return False, f"gave {m.value!r}: {known[m.value]}{also}"
+    if not any(m.value in golds for m in kept):
+        if any(m.value in golds for m in mentions):
+            return False, f"named the answer only to reject it ({line.text[:80]!r})"
+        return False, f"answered {line.text[:80]!r}"
+    others = sorted({m.value for m in kept if m.value not in golds})
+    if others:
+        return False, f"named {others[0]!r} as well as the answer"
+    shape = _shape(body.answer)
+    segments = alternatives(value)
+    if len(segments) > 1:
+        for segment in segments:
+            if any(_whole_word(_norm(g), segment) for g in golds) or _REJECTED_BEFORE.search(segment + " x"):
+                continue
+            other = shape.search(segment) if shape else None
+            if other:
+                return False, f"offered two candidates ({body.answer!r} or {other.group(0)!r})"
+    return True, "correct"
 
 
 class LongContext:
@@ -170,12 +231,12 @@ class LongContext:
         # Reasoning never counts: strip it again in case the stored content still holds a <think> block.
         text = split_reasoning(replies[-1].content)[0] if replies else ""
         details: dict[str, object] = {}
-        given = extract_answer(text, "program_output")
-        if given is None:
+        line = read_answer_line(text)
+        if line is None:
             return Grade(score=0.0, passed=False, breakdown={"correct": 0.0},
                          reason="no 'Answer:' line", details=details)
-        ok, reason = judge_answer(body, given)
-        details["answer_given"] = given[:200]
+        ok, reason = judge_answer(body, line)
+        details["answer_given"] = line.text[:200]
         return Grade(score=1.0 if ok else 0.0, passed=ok, breakdown={"correct": 1.0 if ok else 0.0},
                      reason=reason, details=details)
 

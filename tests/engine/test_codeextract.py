@@ -45,6 +45,12 @@ def test_the_block_defining_the_function_wins_over_a_usage_block():
     assert got.code == SOLUTION
 
 
+def test_a_later_block_that_only_imports_the_function_does_not_win():
+    tests = "from solution import area\n\n\ndef test_area():\n    assert area(2, 3) == 6\n"
+    reply = f"```python\n{SOLUTION}```\nTests:\n```python\n{tests}```"
+    assert extract_code(reply, "area").code == SOLUTION
+
+
 def test_the_last_of_two_versions_wins():
     first = "def area(w, h):\n    return w + h\n"
     reply = f"```python\n{first}```\nOops, that adds. Corrected:\n```python\n{SOLUTION}```"

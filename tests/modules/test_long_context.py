@@ -34,7 +34,7 @@ MODULE_CHAIN = __import__("engine.modules.long_context", fromlist=["haystack"]).
 CASES = {
     "lc_stale_code": (
         "The notes first give 4471, but the office later retired it; the door now takes 9082.\nAnswer: 9082",
-        ["Answer: 4471", "Answer: 5530", "Answer: 9082 (it used to be 4471)"],
+        ["Answer: 4471", "Answer: 5530", "Answer: 9082 (or 4471)", "Answer: 9082 or 9028"],
     ),
     "lc_no_overlap": (
         "The Atomium is in Brussels, so Tomasz was there.\nAnswer: Tomasz",
@@ -73,8 +73,15 @@ def test_a_trap_is_named_in_the_reason():
     assert "stale code" in trial.grade.reason
     trial = replay("lc_variable_chain", [Action(text=f"Answer: {_twin_decoy_root()}")])
     assert "decoy chain" in trial.grade.reason
-    trial = replay("lc_meeting_owner", [Action(text="Answer: Dana, not Priya")])
+    trial = replay("lc_meeting_owner", [Action(text="Answer: Priya, not Dana")])
     assert not trial.passed and "first owner" in trial.grade.reason
+
+
+@pytest.mark.parametrize("text", ["Answer: Dana, not Priya", "Answer: Dana (she took it over from Priya)",
+                                  "Answer: **Dana**"])
+def test_a_trap_the_line_rejects_does_not_fail_the_answer(text):
+    # Naming the trap to set it aside is not a hedge: the line commits to one owner.
+    assert replay("lc_meeting_owner", [Action(text=text)]).passed
 
 
 def test_answer_inside_a_sentence_counts_when_no_trap_is_named():
