@@ -967,11 +967,130 @@ class LabelledNumber(TextCheck):
         return OK
 
 
+# --------------------------------------------------------------------------------------------------------
+# Content fidelity: a rewrite (a translation, a summary, an extraction) says what its source says
+
+
+_FIGURE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
+_ALPHA_WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
+
+
+def _without(text: str, keep: Sequence[str]) -> str:
+    """The text with its code spans and the ``keep`` strings (names copied on purpose) blanked out."""
+    text = _CODE_SPAN.sub(" ", text)
+    for k in sorted(keep, key=len, reverse=True):
+        text = re.sub(re.escape(k), " ", text, flags=re.IGNORECASE)
+    return text
+
+
+class SourceOverlap(TextCheck):
+    """The reply shares no run of ``n`` words with ``source`` (the text it was to translate), apart from
+    the ``keep`` strings and code spans it must copy: an English phrase left in a Spanish summary is found
+    wherever it stands, not only when it holds a word from a list."""
+
+    check: Literal["source_overlap"]
+    source: str = Field(min_length=1)
+    n: int = Field(default=2, ge=1, le=8)
+    keep: list[str] = Field(default_factory=list)
+
+    def check_text(self, text: str) -> Outcome:
+        def grams(t: str) -> list[tuple[str, ...]]:
+            ws = [w.casefold() for w in _ALPHA_WORD.findall(_without(t, self.keep))]
+            return [tuple(ws[i : i + self.n]) for i in range(len(ws) - self.n + 1)]
+
+        theirs = set(grams(self.source))
+        shared = [g for g in grams(text) if g in theirs]
+        if shared:
+            return False, f"{len(shared)} phrase(s) of the source left as written, first {quote(' '.join(shared[0]))}"
+        return OK
+
+
+class FiguresFrom(TextCheck):
+    """Every figure in the reply is one the ``source`` holds, written the same way: none invented, none
+    changed (a rewrite that turns 40% into 60% or adds a figure of its own fails)."""
+
+    check: Literal["figures_from"]
+    source: str = Field(min_length=1)
+
+    def check_text(self, text: str) -> Outcome:
+        known = set(_FIGURE.findall(_CODE_SPAN.sub(" ", self.source)))
+        extra = [f for f in _FIGURE.findall(_CODE_SPAN.sub(" ", text)) if f not in known]
+        return (False, f"figures not in the source: {quote(sorted(set(extra)))}") if extra else OK
+
+
+# Words that mark the old and the new value of a change, in the languages the tasks use.
+_FROM_WORDS = (r"(?:from|de|desde|von|du|previously|formerly|before|antes|anteriormente|instead\s+of"
+               r"|en\s+lugar\s+de|frente\s+a|vs\.?)")
+_TO_WORDS = r"(?:to|a|hasta|auf|à|en|now|ahora)"
+_ARROW = r"(?:→|->|=>|⟶|➝|➔)"
+
+
+class Change(TextCheck):
+    """The reply states that a value changed from ``before`` to ``after`` and never the other way round:
+    ``from 200 to 750``, ``de 200 a 750``, ``200 → 750`` or ``750 (antes 200)`` hold; ``de 750 a 200`` fails
+    even though both figures appear."""
+
+    check: Literal["change"]
+    before: str = Field(min_length=1)
+    after: str = Field(min_length=1)
+    # How far apart (in characters) the two figures of one statement may stand.
+    window: int = Field(default=40, ge=5, le=200)
+
+    def _states(self, old: str, new: str, text: str) -> bool:
+        o = rf"(?<![\d.,]){re.escape(old)}(?![\d])"
+        n = rf"(?<![\d.,]){re.escape(new)}(?![\d])"
+        gap = rf".{{0,{self.window}}}?"
+        forward = rf"\b{_FROM_WORDS}\s+(?:\w+\s+){{0,2}}?{o}{gap}\b{_TO_WORDS}\s+(?:\w+\s+){{0,2}}?{n}"
+        arrow = rf"{o}\s*\S{{0,4}}\s*{_ARROW}\s*{n}"
+        backward = rf"{n}{gap}\b{_FROM_WORDS}\s+(?:\w+\s+){{0,2}}?{o}"
+        return any(re.search(p, text, re.IGNORECASE) for p in (forward, arrow, backward))
+
+    def check_text(self, text: str) -> Outcome:
+        if self._states(self.after, self.before, text):
+            return False, f"states the change the wrong way round ({self.after} to {self.before})"
+        if not self._states(self.before, self.after, text):
+            return False, f"does not state the change from {self.before} to {self.after}"
+        return OK
+
+
+class ItemsMatch(JsonCheck):
+    """The array of strings at ``path`` holds each agreed item (one ``pattern`` each, case-insensitive) and,
+    with ``exclusive`` (the default), nothing else: every element is one of the agreed items."""
+
+    check: Literal["items_match"]
+    items: dict[str, str] = Field(min_length=1)
+    exclusive: bool = True
+
+    @field_validator("items")
+    @classmethod
+    def _compile(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, pattern in value.items():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"items.{name}: not a valid regular expression: {exc}") from exc
+        return value
+
+    def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
+        for where, value in found:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                return False, f"{where or '(root)'} is not an array of strings"
+            texts = [plain_text(v) for v in value]
+            missing = [n for n, p in self.items.items() if not any(re.search(p, t, re.I) for t in texts)]
+            if missing:
+                return False, f"no element for {quote(missing)}"
+            if self.exclusive:
+                extra = [t for t in texts if not any(re.search(p, t, re.I) for p in self.items.values())]
+                if extra:
+                    return False, f"{quote(extra[0], 60)} is none of the agreed items"
+        return OK
+
+
 CheckSpec = Annotated[
     Union[  # noqa: UP007 - a discriminated union reads better spelt out
         JsonOnly, JsonSchema, ValueEquals, ArrayHas, ValueIn, TypeIs, DateFormat, Count, SortedBy,
         WordCount, SentenceCount, ListItems, BannedWords, WordHits, Contains, NotContains, Regex,
-        StartsWith, EndsWith, LetterCase, LabelledNumber,
+        StartsWith, EndsWith, LetterCase, LabelledNumber, SourceOverlap, FiguresFrom, Change, ItemsMatch,
     ],
     Field(discriminator="check"),
 ]
@@ -979,7 +1098,8 @@ CheckSpec = Annotated[
 CHECK_NAMES = (
     "json_only", "json_schema", "value_equals", "array_has", "value_in", "type_is", "date_format", "count",
     "sorted_by", "word_count", "sentence_count", "list_items", "banned_words", "word_hits", "contains",
-    "not_contains", "regex", "starts_with", "ends_with", "letter_case", "labelled_number",
+    "not_contains", "regex", "starts_with", "ends_with", "letter_case", "labelled_number", "source_overlap",
+    "figures_from", "change", "items_match",
 )
 
 

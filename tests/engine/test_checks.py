@@ -362,3 +362,39 @@ def test_short_banned_words_match_only_as_written():
     assert ok("los perfiles y las andanzas", check="banned_words", words=["the", "and", "files"])
     assert not ok("los files", check="banned_words", words=["files"])
     assert not ok("The upgrade", check="banned_words", words=["the"])
+
+
+# ---------------------------------------------------------------------------------------------- fidelity
+
+
+@pytest.mark.parametrize("text,good", [
+    ("pasa de 200 a 750", True), ("sube de 200 ms a 750 ms", True), ("ahora 750 (antes 200)", True),
+    ("200 → 750", True), ("goes from 200 to 750", True),
+    ("pasa de 750 a 200", False), ("baja a 200 desde 750", False), ("es 750 y 200", False), ("de 200", False),
+])
+def test_change_keeps_its_direction(text, good):
+    assert ok(text, check="change", before="200", after="750") is good
+
+
+def test_figures_from_rejects_invented_and_altered_figures():
+    source = "Version 3.2 cut failures by 40% for 1,500 teams."
+    assert ok("La 3.2 redujo un 40% para 1,500 equipos.", check="figures_from", source=source)
+    assert not ok("La 3.2 redujo un 60% los fallos.", check="figures_from", source=source)
+    assert not ok("para 1.500 equipos", check="figures_from", source=source)
+
+
+def test_source_overlap_finds_a_phrase_left_untranslated_but_not_the_names_to_copy():
+    source = "Thanks to Ingrid Solberg, failed nightly jobs dropped. Use `--dry-run`."
+    args = {"check": "source_overlap", "source": source, "keep": ["Ingrid Solberg"]}
+    assert ok("Gracias a Ingrid Solberg, bajaron los fallos. Use `--dry-run`.", **args)
+    assert "failed nightly" in run("Gracias a Ingrid Solberg, bajaron los failed nightly jobs.", **args)[1]
+
+
+def test_items_match_needs_each_agreed_item_and_nothing_else():
+    items = {"canary": "canary", "runbook": "runbook"}
+    assert ok('{"a": ["Add a **canary** stage", "Write the runbook"]}', check="items_match", path="a", items=items)
+    assert not ok('{"a": ["Add a canary stage", "Buy cake"]}', check="items_match", path="a", items=items)
+    assert not ok('{"a": ["canary", "runbook", "Buy cake"]}', check="items_match", path="a", items=items)
+    assert ok('{"a": ["canary", "runbook", "cake"]}', check="items_match", path="a", items=items, exclusive=False)
+    with pytest.raises(ValidationError, match="items.x"):
+        spec(check="items_match", path="a", items={"x": "("})
