@@ -63,7 +63,7 @@ def digits_for_words(text: str) -> str:
 _MONEY = r"(?:€|eur|euros?|\$|usd|dollars?|£|chf)"
 _AMOUNTS = (
     # 34 euros 50, 34€50, 34 euros and 50 cents
-    re.compile(rf"(?<![\d.,])(\d+)\s*{_MONEY}\s*(?:and\s+)?(\d{{1,2}})(?:\s*(?:cents?|c))?(?![\d.,])", re.I),
+    re.compile(rf"(?<![\d.,])(\d+)\s*{_MONEY}\s*(?:and\s+)?(\d{{1,2}})(?:\s*(?:cents?|c))?(?![\d]|[.,]\d)", re.I),
     # 34 50 (two number words: thirty-four fifty)
     re.compile(r"(?<![\d.,])(\d+) (\d{2})(?![\d%]|[.,]\d)"),
     # 34.50, 34,50, 1,240.00

@@ -227,7 +227,7 @@ def test_grading_is_deterministic():
 
 @pytest.mark.parametrize("text", [
     "The Tern kettle would be 34.5 euros.", "That's €34,50 for the kettle.", "EUR 34.5", "34 € 50",
-    "thirty-four euros and fifty cents", "It comes to thirty-four fifty.",
+    "thirty-four euros and fifty cents", "It comes to thirty-four fifty.", "It would be thirty-four euros fifty.",
 ])
 def test_the_discounted_total_in_any_notation_complies(text):
     from engine.modules.compliance import states_value
