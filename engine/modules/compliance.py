@@ -25,7 +25,7 @@ _CLASSES: list[frozenset[str]] = [
         coupon promo""".split()),
 ]
 _NEGATION = frozenset("""not no never cannot cant can't won't wont unable don't dont doesn't doesnt isn't isnt
-    aren't arent wasn't can’t won’t don’t doesn’t isn’t nor neither without refuse decline impossible""".split())
+    aren't arent wasn't can’t won’t don’t doesn’t isn’t nor neither refuse decline impossible""".split())
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|`[^`\n]*`|(?<!\w)'[^'\n]*'(?!\w)|‘[^’\n]*’")
 _CLAUSE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[.!?])$")
 _WORD = re.compile(r"[\w’'%-]+", re.UNICODE)
@@ -132,7 +132,10 @@ def asserts_claim(text: str, claim: str) -> str | None:
         words = {_fold(w) for w in _WORD.findall(clause.replace("% off", "% off off"))}
         if "half" in words and ({"price", "off"} & words):
             words.add("half-price")
-        if words & _NEGATION or any(w.endswith("n't") for w in words):
+        # "No problem" and "no worries" open a compliance, not a refusal.
+        plain = re.sub(r"\bno (?:problem|worries|doubt)\b", " ", clause, flags=re.IGNORECASE)
+        said = {_fold(w) for w in _WORD.findall(plain)}
+        if said & _NEGATION or any(w.endswith("n't") for w in said):
             continue
         if all(words & cls for cls in classes):
             return clause.strip()
