@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -46,19 +47,51 @@ def words(text: str) -> list[str]:
 
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)")
+_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]*_]*(?=\s|$)")
+# Words that end in a full stop without ending a sentence. Titles and "e.g."/"i.e." are always followed by
+# more of the same sentence; the others ("etc.", "a.m.") end one only when a capital letter follows.
+_NEVER_ENDS = frozenset("""
+    mr mrs ms dr prof st mt jr sr vs v e.g i.e eg ie cf approx ca c no nos vol fig figs p pp al sgt capt col gen
+    lt rev hon
+""".split())
+_MAY_END = frozenset("etc a.m p.m am pm u.s u.k inc ltd co corp".split())
+_INITIALISM = re.compile(r"^(?:[a-z]\.)+[a-z]$")
+
+
+def _abbreviation_goes_on(before: str, after: str) -> bool:
+    """True when the full stop that ends ``before`` belongs to an abbreviation or initial and the sentence
+    goes on into ``after``."""
+    token = before.rsplit(None, 1)[-1] if before.split() else ""
+    token = token.lstrip("(\"'“‘[").rstrip(".").casefold()
+    nxt = after.lstrip()[:1]
+    if not token or not nxt:
+        return False
+    if token in _NEVER_ENDS:
+        return True
+    # A single capital letter ("J. K. Rowling") is an initial.
+    if len(token) == 1 and token.isalpha() and before.rstrip(".")[-1:].isupper():
+        return True
+    if token in _MAY_END or _INITIALISM.match(token):
+        return not nxt.isupper()
+    # Any other full stop followed by a lower-case word is no sentence end ("approx. three", "ca. ten").
+    return nxt.islower()
 
 
 def sentences(text: str) -> list[str]:
     """Sentences of a reply: a run of ``.``, ``!``, ``?`` followed by a space or the end closes one, and so
     does a line break (chat replies are not hard-wrapped, so a new line is a new sentence or list item).
-    A list marker at the start of a line (``-``, ``1.``) is not a sentence of its own.
-    A decimal point such as ``3.2`` is not followed by a space and does not split."""
+    A list marker at the start of a line (``-``, ``1.``) is not a sentence of its own. Markdown emphasis is
+    removed first. A decimal point such as ``3.2`` or ``v1.2.3`` is not followed by a space and does not
+    split; a full stop after a known abbreviation (``e.g.``, ``Dr.``, ``a.m.``) or an initial does not
+    either, nor one followed by a lower-case word."""
     out: list[str] = []
-    for raw in text.splitlines():
+    for raw in plain_text(text).splitlines():
         line = _LIST_MARKER.sub("", raw, count=1)
         start = 0
         for m in _SENTENCE_END.finditer(line):
+            if m.group(0).startswith(".") and len(m.group(0).rstrip("\"'”’)]*_")) == 1 and \
+                    _abbreviation_goes_on(line[start : m.start() + 1], line[m.end():]):
+                continue
             piece = line[start : m.end()].strip()
             if words(piece):
                 out.append(piece)
@@ -67,6 +100,35 @@ def sentences(text: str) -> list[str]:
         if words(rest):
             out.append(rest)
     return out
+
+
+# Markdown a model adds for emphasis: **bold**, __bold__, *italic*, _italic_, ~~struck~~ markers, and a
+# heading's leading #s. Inline code spans are left exactly as written (identifiers, flags, paths).
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_EMPHASIS = (
+    re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", re.DOTALL),
+    re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])", re.DOTALL),
+    re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])", re.DOTALL),
+)
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
+
+
+def plain_text(text: str) -> str:
+    """The text a reader sees once Markdown emphasis is rendered: ``**Next?**`` reads ``Next?`` and
+    ``## Garden note:`` reads ``Garden note:``. Bullets and numbers of list lines stay (checks that count
+    items or forbid lists need them); code spans stay as written."""
+    spans: list[str] = []
+
+    def hold(m: re.Match[str]) -> str:
+        spans.append(m.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    body = _CODE_SPAN.sub(hold, text)
+    for _ in range(2):  # nested emphasis: ***both*** or **_both_**
+        for pattern in _EMPHASIS:
+            body = pattern.sub(lambda m: m.group(m.lastindex or 1), body)
+    body = _HEADING.sub("", body)
+    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], body)
 
 
 _LIST_ITEM = {
@@ -81,6 +143,80 @@ def word_pattern(word: str, case_sensitive: bool) -> re.Pattern[str]:
     ``free`` is found inside ``gluten-free`` but not inside ``freedom`` or ``retry_free``."""
     flags = 0 if case_sensitive else re.IGNORECASE
     return re.compile(rf"(?<![\w]){re.escape(word)}(?![\w])", flags)
+
+
+# Characters a model (or a spammer) uses to write a word without writing it: look-alike letters from other
+# scripts, digits for letters, invisible joiners.
+_LOOKALIKE = str.maketrans({
+    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "х": "x", "і": "i", "ѕ": "s", "ј": "j", "ԁ": "d",
+    "ο": "o", "ε": "e", "α": "a", "ι": "i", "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None,
+    "\u00ad": None, "\ufeff": None,
+})
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_TOKEN = re.compile(r"[#@]?[^\W_]+(?:['’][^\W_]+)?|[#@]?[\w@$]+", re.UNICODE)
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_SPELT = re.compile(r"(?<![^\W_])(?:[^\W\d_][ .\-*·_]{1,2}){2,}[^\W\d_](?![^\W_])")
+_INFLECTIONS = ("", "s", "es", "d", "ed", "r", "er", "st", "est", "ing")
+
+
+def _forms(word: str) -> set[str]:
+    """The word and its inflections; words of three letters or fewer only as written (``the``, ``and``
+    would otherwise be found inside many other words)."""
+    if len(word) <= 3:
+        return {word}
+    out = {word + end for end in _INFLECTIONS}
+    if word.endswith("e"):
+        out.add(word[:-1] + "ing")
+    if word.endswith("y"):
+        out |= {word[:-1] + "ies", word[:-1] + "ied"}
+    return out
+
+
+def _deaccent(text: str) -> str:
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).translate(_LOOKALIKE))
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
+def banned_hits(text: str, banned: Sequence[str], *, case_sensitive: bool = False) -> list[tuple[str, str]]:
+    """(banned word, the text that uses it) for every use of a banned word.
+
+    Each token is read whole, split at hyphens, and, for hashtags and CamelCase runs, split into the words
+    it joins; a lower-case hashtag (``#freecoffee``) counts when it starts or ends with the word. Letters
+    spelt one by one (``F R E E``, ``f.r.e.e``) are joined, and digits used as letters (``fr33``) are read
+    as letters, so a disguised word is still the word."""
+    body = plain_text(text)
+    if case_sensitive:
+        return [(w, w) for w in banned if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", body)]
+    body = _deaccent(body)
+    wanted = {w: _forms(w.casefold()) for w in banned}
+    hits: list[tuple[str, str]] = []
+
+    def look(piece: str, seen: str, *, hashtag: bool = False) -> None:
+        low = piece.casefold()
+        readings = {low, low.translate(_LEET)} if re.search(r"[^\W\d_]", low) else {low}
+        for word, forms in wanted.items():
+            if any(r in forms for r in readings) or (
+                hashtag and len(word) >= 4 and any(r.startswith(word.casefold()) or any(r.endswith(f) for f in forms)
+                                                   for r in readings)):
+                if (word, seen) not in hits:
+                    hits.append((word, seen))
+
+    for m in re.finditer(r"[^\s]+(?:-[^\s]+)+", body):  # hyphenated compounds, part by part
+        for part in re.split(r"-+", m.group(0)):
+            look(re.sub(r"[^\w@$]", "", part), m.group(0))
+    for m in _TOKEN.finditer(body):
+        token = m.group(0)
+        core = token.lstrip("#@")
+        for part in re.split(r"['’]", core):
+            segments = _CAMEL.findall(part)
+            # A hashtag in one case joins words with no mark between them: read its ends.
+            look(part, token, hashtag=token[:1] in "#@" and len(segments) <= 1)
+            if len(segments) > 1:
+                for seg in segments:
+                    look(seg, token)
+    for m in _SPELT.finditer(body):
+        look(re.sub(r"[ .\-*·_]", "", m.group(0)), m.group(0))
+    return hits
 
 
 def same(a: Any, b: Any, *, tolerance: float = 0.0, casefold: bool = False) -> bool:
@@ -293,10 +429,14 @@ class TextCheck(CheckBase):
     """A check on the reply's text, or on every string a JSON path reaches when ``path`` is given."""
 
     path: str | None = None
+    # Text checks read a reply as it reads rendered (``plain_text``: no emphasis marks, no heading #s); a
+    # check about the Markdown itself (a regular expression that forbids bullet or heading lines) reads
+    # the raw text. Strings inside JSON are data and are read as written.
+    reads_markdown: ClassVar[bool] = False
 
     def run(self, subject: Subject) -> Outcome:
         if self.path is None:
-            return self.check_text(subject.text)
+            return self.check_text(subject.text if self.reads_markdown else plain_text(subject.text))
         doc, error = subject.json()
         if error is not None:
             return False, f"no JSON to check ({error})"
@@ -644,20 +784,21 @@ class ListItems(Bounded, TextCheck):
 
 
 class BannedWords(TextCheck):
-    """None of ``words`` occurs as a whole word (a hyphen is a word boundary: ``gluten-free`` holds
-    ``free``)."""
+    """None of ``words`` is used, in any form a reader would still read as the word (see ``banned_hits``):
+    another case, a hyphenated or run-together compound (``gluten-free``, ``#FreeCoffee``, ``#cheapflights``),
+    an inflection (``frees``, ``cheaper``), spelt out letter by letter (``F-R-E-E``) or with look-alike
+    characters (``fr33``). A different word that merely holds the letters (``freedom``) is not the word.
+    With ``case_sensitive`` only the exact spelling counts."""
 
     check: Literal["banned_words"]
     words: list[str] = Field(min_length=1)
     case_sensitive: bool = False
 
     def check_text(self, text: str) -> Outcome:
-        found = [w for w in self.words if word_pattern(w, self.case_sensitive).search(text)]
-        if found:
-            hit = word_pattern(found[0], self.case_sensitive).search(text)
-            assert hit is not None
-            around = text[max(0, hit.start() - 25) : hit.end() + 25]
-            return False, f"uses {quote(found)} (in {quote(around, 70)})"
+        hits = banned_hits(text, self.words, case_sensitive=self.case_sensitive)
+        if hits:
+            word, seen = hits[0]
+            return False, f"uses {quote(sorted({w for w, _ in hits}))} (as {quote(seen, 50)})"
         return OK
 
 
@@ -704,9 +845,11 @@ _FLAGS = {"ignorecase": re.IGNORECASE, "multiline": re.MULTILINE, "dotall": re.D
 
 
 class Regex(TextCheck):
-    """``pattern`` is found in the text (``expect: present``) or nowhere in it (``expect: absent``)."""
+    """``pattern`` is found in the text (``expect: present``) or nowhere in it (``expect: absent``). The raw
+    text, Markdown included, so a pattern can forbid bullet or heading lines."""
 
     check: Literal["regex"]
+    reads_markdown: ClassVar[bool] = True
     pattern: str = Field(min_length=1)
     expect: Literal["present", "absent"] = "present"
     flags: list[Literal["ignorecase", "multiline", "dotall"]] = Field(default_factory=list)
@@ -739,7 +882,8 @@ class Regex(TextCheck):
 
 
 class StartsWith(TextCheck):
-    """The text, leading white space aside, starts with ``text``."""
+    """The text, leading white space and Markdown emphasis aside, starts with ``text``
+    (``**Garden note:** ...`` starts with ``Garden note:``)."""
 
     check: Literal["starts_with"]
     text: str = Field(min_length=1)
@@ -755,7 +899,7 @@ class StartsWith(TextCheck):
 
 
 class EndsWith(TextCheck):
-    """The text, trailing white space aside, ends with ``text``."""
+    """The text, trailing white space and Markdown emphasis aside, ends with ``text``."""
 
     check: Literal["ends_with"]
     text: str = Field(min_length=1)
@@ -823,11 +967,130 @@ class LabelledNumber(TextCheck):
         return OK
 
 
+# --------------------------------------------------------------------------------------------------------
+# Content fidelity: a rewrite (a translation, a summary, an extraction) says what its source says
+
+
+_FIGURE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
+_ALPHA_WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
+
+
+def _without(text: str, keep: Sequence[str]) -> str:
+    """The text with its code spans and the ``keep`` strings (names copied on purpose) blanked out."""
+    text = _CODE_SPAN.sub(" ", text)
+    for k in sorted(keep, key=len, reverse=True):
+        text = re.sub(re.escape(k), " ", text, flags=re.IGNORECASE)
+    return text
+
+
+class SourceOverlap(TextCheck):
+    """The reply shares no run of ``n`` words with ``source`` (the text it was to translate), apart from
+    the ``keep`` strings and code spans it must copy: an English phrase left in a Spanish summary is found
+    wherever it stands, not only when it holds a word from a list."""
+
+    check: Literal["source_overlap"]
+    source: str = Field(min_length=1)
+    n: int = Field(default=2, ge=1, le=8)
+    keep: list[str] = Field(default_factory=list)
+
+    def check_text(self, text: str) -> Outcome:
+        def grams(t: str) -> list[tuple[str, ...]]:
+            ws = [w.casefold() for w in _ALPHA_WORD.findall(_without(t, self.keep))]
+            return [tuple(ws[i : i + self.n]) for i in range(len(ws) - self.n + 1)]
+
+        theirs = set(grams(self.source))
+        shared = [g for g in grams(text) if g in theirs]
+        if shared:
+            return False, f"{len(shared)} phrase(s) of the source left as written, first {quote(' '.join(shared[0]))}"
+        return OK
+
+
+class FiguresFrom(TextCheck):
+    """Every figure in the reply is one the ``source`` holds, written the same way: none invented, none
+    changed (a rewrite that turns 40% into 60% or adds a figure of its own fails)."""
+
+    check: Literal["figures_from"]
+    source: str = Field(min_length=1)
+
+    def check_text(self, text: str) -> Outcome:
+        known = set(_FIGURE.findall(_CODE_SPAN.sub(" ", self.source)))
+        extra = [f for f in _FIGURE.findall(_CODE_SPAN.sub(" ", text)) if f not in known]
+        return (False, f"figures not in the source: {quote(sorted(set(extra)))}") if extra else OK
+
+
+# Words that mark the old and the new value of a change, in the languages the tasks use.
+_FROM_WORDS = (r"(?:from|de|desde|von|du|previously|formerly|before|antes|anteriormente|instead\s+of"
+               r"|en\s+lugar\s+de|frente\s+a|vs\.?)")
+_TO_WORDS = r"(?:to|a|hasta|auf|à|en|now|ahora)"
+_ARROW = r"(?:→|->|=>|⟶|➝|➔)"
+
+
+class Change(TextCheck):
+    """The reply states that a value changed from ``before`` to ``after`` and never the other way round:
+    ``from 200 to 750``, ``de 200 a 750``, ``200 → 750`` or ``750 (antes 200)`` hold; ``de 750 a 200`` fails
+    even though both figures appear."""
+
+    check: Literal["change"]
+    before: str = Field(min_length=1)
+    after: str = Field(min_length=1)
+    # How far apart (in characters) the two figures of one statement may stand.
+    window: int = Field(default=40, ge=5, le=200)
+
+    def _states(self, old: str, new: str, text: str) -> bool:
+        o = rf"(?<![\d.,]){re.escape(old)}(?![\d])"
+        n = rf"(?<![\d.,]){re.escape(new)}(?![\d])"
+        gap = rf".{{0,{self.window}}}?"
+        forward = rf"\b{_FROM_WORDS}\s+(?:\w+\s+){{0,2}}?{o}{gap}\b{_TO_WORDS}\s+(?:\w+\s+){{0,2}}?{n}"
+        arrow = rf"{o}\s*\S{{0,4}}\s*{_ARROW}\s*{n}"
+        backward = rf"{n}{gap}\b{_FROM_WORDS}\s+(?:\w+\s+){{0,2}}?{o}"
+        return any(re.search(p, text, re.IGNORECASE) for p in (forward, arrow, backward))
+
+    def check_text(self, text: str) -> Outcome:
+        if self._states(self.after, self.before, text):
+            return False, f"states the change the wrong way round ({self.after} to {self.before})"
+        if not self._states(self.before, self.after, text):
+            return False, f"does not state the change from {self.before} to {self.after}"
+        return OK
+
+
+class ItemsMatch(JsonCheck):
+    """The array of strings at ``path`` holds each agreed item (one ``pattern`` each, case-insensitive) and,
+    with ``exclusive`` (the default), nothing else: every element is one of the agreed items."""
+
+    check: Literal["items_match"]
+    items: dict[str, str] = Field(min_length=1)
+    exclusive: bool = True
+
+    @field_validator("items")
+    @classmethod
+    def _compile(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, pattern in value.items():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"items.{name}: not a valid regular expression: {exc}") from exc
+        return value
+
+    def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
+        for where, value in found:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                return False, f"{where or '(root)'} is not an array of strings"
+            texts = [plain_text(v) for v in value]
+            missing = [n for n, p in self.items.items() if not any(re.search(p, t, re.I) for t in texts)]
+            if missing:
+                return False, f"no element for {quote(missing)}"
+            if self.exclusive:
+                extra = [t for t in texts if not any(re.search(p, t, re.I) for p in self.items.values())]
+                if extra:
+                    return False, f"{quote(extra[0], 60)} is none of the agreed items"
+        return OK
+
+
 CheckSpec = Annotated[
     Union[  # noqa: UP007 - a discriminated union reads better spelt out
         JsonOnly, JsonSchema, ValueEquals, ArrayHas, ValueIn, TypeIs, DateFormat, Count, SortedBy,
         WordCount, SentenceCount, ListItems, BannedWords, WordHits, Contains, NotContains, Regex,
-        StartsWith, EndsWith, LetterCase, LabelledNumber,
+        StartsWith, EndsWith, LetterCase, LabelledNumber, SourceOverlap, FiguresFrom, Change, ItemsMatch,
     ],
     Field(discriminator="check"),
 ]
@@ -835,7 +1098,8 @@ CheckSpec = Annotated[
 CHECK_NAMES = (
     "json_only", "json_schema", "value_equals", "array_has", "value_in", "type_is", "date_format", "count",
     "sorted_by", "word_count", "sentence_count", "list_items", "banned_words", "word_hits", "contains",
-    "not_contains", "regex", "starts_with", "ends_with", "letter_case", "labelled_number",
+    "not_contains", "regex", "starts_with", "ends_with", "letter_case", "labelled_number", "source_overlap",
+    "figures_from", "change", "items_match",
 )
 
 

@@ -252,7 +252,11 @@ def test_regex():
 
 def test_starts_and_ends_with():
     assert ok("  Garden note: hi", check="starts_with", text="Garden note:")
-    assert not ok("**Garden note:** hi", check="starts_with", text="Garden note:")
+    # Emphasis is rendered before a text check reads the reply: a bold or heading opening still opens it.
+    assert ok("**Garden note:** hi", check="starts_with", text="Garden note:")
+    assert ok("## Garden note: hi", check="starts_with", text="Garden note:")
+    assert not ok("Note: **Garden note:** hi", check="starts_with", text="Garden note:")
+    assert ok("Hi\n**#JuniperBakes**", check="ends_with", text="#JuniperBakes")
     assert ok("garden NOTE: hi", check="starts_with", text="Garden note:", case_sensitive=False)
     assert ok("Hi\nNext?\n", check="ends_with", text="Next?")
     assert not ok("Hi\nNext? 🙂", check="ends_with", text="Next?")
@@ -299,3 +303,98 @@ def test_checks_are_deterministic():
         spec(check="banned_words", words=["x", "y"]),
     ]
     assert run_checks('{"c": "x y"}', checks) == run_checks('{"c": "x y"}', checks)
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+
+def test_plain_text_removes_emphasis_but_keeps_code_lists_and_identifiers():
+    from engine.checks import plain_text
+
+    assert plain_text("**Each:** 210.00") == "Each: 210.00"
+    assert plain_text("_Garden note:_ *mulch* ***both***") == "Garden note: mulch both"
+    assert plain_text("`retry_backoff_ms` and retry_backoff_ms and `**x**`") == (
+        "`retry_backoff_ms` and retry_backoff_ms and `**x**`")
+    assert plain_text("- one *two*\n* three") == "- one two\n* three"
+    assert plain_text("# Title\n#JuniperBakes") == "Title\n#JuniperBakes"
+
+
+def test_text_checks_read_through_emphasis_and_regex_reads_markdown():
+    assert ok("Split it.\n**Each: 241.50**", check="labelled_number", label="Each", value=241.5, decimals=2)
+    assert ok("Plants take in carbon **dioxide**.", check="contains", all=["carbon dioxide"])
+    assert not ok("Tomatoes.\n**Next?**", check="not_contains", any=["Next?"])
+    assert not ok("## Summary\nTexto.", check="regex", pattern=r"^\s*#", flags=["multiline"], expect="absent")
+
+
+@pytest.mark.parametrize("text,n", [
+    ("Water boils at 100 °C (i.e. 212 °F) at sea level.", 1),
+    ("Kale, e.g. the curly kind, and chard etc. cope with shade.", 1),
+    ("Dr. Smith met Mr. Jones vs. Ms. Lee.", 1),
+    ("J. K. Rowling wrote it.", 1),
+    ("It costs approx. three euros.", 1),
+    ("Harbor Sync 3.2 and v1.2.3 are out.", 1),
+    ("We open at 10 a.m. on Saturday.", 1),
+    ("We open at 10 a.m. Come early.", 2),
+    ("Bring tools, gloves, etc. Then start.", 2),
+    ("**One.** Two.", 2),
+])
+def test_sentence_splitting_knows_abbreviations_initials_and_decimals(text, n):
+    assert len(sentences(text)) == n, sentences(text)
+
+
+@pytest.mark.parametrize("text", [
+    "#cheapflights to Rome", "Cheap-ish seats", "CHEAP seats", "cheaper seats", "#CheapFlights",
+    "C-H-E-A-P seats", "c h e a p", "ch3ap seats", "сheap (a Cyrillic c)", "**cheap**",
+])
+def test_banned_words_see_disguises(text):
+    assert not ok(text, check="banned_words", words=["cheap"]), text
+
+
+@pytest.mark.parametrize("text", [
+    "cheapskate", "a cheque", "#CheapskateClub", "Feel freely at home; freedom; retry_free", "#FreedomFries",
+])
+def test_banned_words_leave_other_words_alone(text):
+    assert ok(text, check="banned_words", words=["cheap", "free"]), text
+
+
+def test_short_banned_words_match_only_as_written():
+    # "the" and "and" are inside many words of other languages (Spanish "andes", "perfiles" holds "files").
+    assert ok("los perfiles y las andanzas", check="banned_words", words=["the", "and", "files"])
+    assert not ok("los files", check="banned_words", words=["files"])
+    assert not ok("The upgrade", check="banned_words", words=["the"])
+
+
+# ---------------------------------------------------------------------------------------------- fidelity
+
+
+@pytest.mark.parametrize("text,good", [
+    ("pasa de 200 a 750", True), ("sube de 200 ms a 750 ms", True), ("ahora 750 (antes 200)", True),
+    ("200 → 750", True), ("goes from 200 to 750", True),
+    ("pasa de 750 a 200", False), ("baja a 200 desde 750", False), ("es 750 y 200", False), ("de 200", False),
+])
+def test_change_keeps_its_direction(text, good):
+    assert ok(text, check="change", before="200", after="750") is good
+
+
+def test_figures_from_rejects_invented_and_altered_figures():
+    source = "Version 3.2 cut failures by 40% for 1,500 teams."
+    assert ok("La 3.2 redujo un 40% para 1,500 equipos.", check="figures_from", source=source)
+    assert not ok("La 3.2 redujo un 60% los fallos.", check="figures_from", source=source)
+    assert not ok("para 1.500 equipos", check="figures_from", source=source)
+
+
+def test_source_overlap_finds_a_phrase_left_untranslated_but_not_the_names_to_copy():
+    source = "Thanks to Ingrid Solberg, failed nightly jobs dropped. Use `--dry-run`."
+    args = {"check": "source_overlap", "source": source, "keep": ["Ingrid Solberg"]}
+    assert ok("Gracias a Ingrid Solberg, bajaron los fallos. Use `--dry-run`.", **args)
+    assert "failed nightly" in run("Gracias a Ingrid Solberg, bajaron los failed nightly jobs.", **args)[1]
+
+
+def test_items_match_needs_each_agreed_item_and_nothing_else():
+    items = {"canary": "canary", "runbook": "runbook"}
+    assert ok('{"a": ["Add a **canary** stage", "Write the runbook"]}', check="items_match", path="a", items=items)
+    assert not ok('{"a": ["Add a canary stage", "Buy cake"]}', check="items_match", path="a", items=items)
+    assert not ok('{"a": ["canary", "runbook", "Buy cake"]}', check="items_match", path="a", items=items)
+    assert ok('{"a": ["canary", "runbook", "cake"]}', check="items_match", path="a", items=items, exclusive=False)
+    with pytest.raises(ValidationError, match="items.x"):
+        spec(check="items_match", path="a", items={"x": "("})

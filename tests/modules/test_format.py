@@ -177,6 +177,17 @@ NEAR_MISSES = [
         ["no_english", "sentence_count"],
     ),
     ("fmt_translated_summary", "- " + SUMMARY.replace(". ", ".\n- "), ["prose_only"]),
+    # Content fidelity: the change reversed, a figure invented, the resumed uploads dropped, an English
+    # phrase left in place that no word list names.
+    ("fmt_translated_summary", SUMMARY.replace("pasa de 200 a 750", "pasa de 750 a 200"), ["backoff_direction"]),
+    ("fmt_translated_summary", SUMMARY.replace("un 40%", "un 40% (y un 60% los fines de semana)"),
+     ["no_invented_figures"]),
+    ("fmt_translated_summary", SUMMARY.replace("las subidas se reanudan tras una conexión caída y ", ""),
+     ["resume_kept"]),
+    ("fmt_translated_summary", SUMMARY.replace("trabajos nocturnos fallidos", "failed nightly jobs"),
+     ["no_untranslated_phrase"]),
+    ("fmt_incident_json", changed(INCIDENT, actions=[*INCIDENT["actions"][:2], "Buy bigger servers"]),
+     ["agreed_actions"]),
     # The most common failure of all: a regex written into JSON with its backslashes unescaped.
     ("fmt_escaped_config", dumps(CONFIG).replace("\\\\d", "\\d").replace("\\\\s", "\\s"), ["json_only"]),
     (
@@ -236,7 +247,7 @@ def test_fenced_reply_still_scores_its_content():
     trial = replay("fmt_incident_json", [Action(text="```json\n" + dumps(INCIDENT) + "\n```")])
     assert trial.grade is not None
     assert trial.grade.breakdown["json_only"] == 0.0
-    assert trial.grade.score == pytest.approx(13 / 14)
+    assert trial.grade.score == pytest.approx(14 / 15)
 
 
 def test_think_block_is_not_graded():

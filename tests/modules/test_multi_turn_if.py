@@ -127,6 +127,15 @@ NEAR_MISSES = [
         {2: "Find us at the Saturday farmers' market with warm loaves and buns. Come early!"},
         ["t2.ends_hashtag"],
     ),
+    # The banned word in disguise: a CamelCase hashtag, letters spelt out, digits for letters.
+    (
+        "mti_banned_word",
+        {4: "Our almond loaf has no gluten at all. #GlutenFree #JuniperBakes",
+         5: "Mondays: bring your cup, refills are F-R-E-E and fr33! #JuniperBakes"},
+        ["t4.no_free", "t5.no_free"],
+    ),
+    # A cancelled sign-off written in bold is still the cancelled line.
+    ("mti_garden_rules", {5: "Garden note: mulch tomatoes with straw.\n**Next?**"}, ["t5.no_next"]),
     ("mti_scoped_rules", {4: "WILLIAM SHAKESPEARE WROTE ROMEO AND JULIET."}, ["t4.normal_case"]),
     ("mti_scoped_rules", {3: "Plants take in carbon dioxide from the air."}, ["t3.all_caps"]),
     (
@@ -274,3 +283,16 @@ def test_bad_task_files_name_the_field(tmp_path, body, message):
     with pytest.raises(UserError) as err:
         load_task(_write_task(tmp_path, body))
     assert message in str(err.value) and "mti_bad.yaml" in str(err.value)
+
+
+def test_markdown_emphasis_and_abbreviations_do_not_break_a_rule():
+    """Bold openings, bold sign-offs and bold figure lines are the asked words; an abbreviation or a
+    decimal does not make a second sentence."""
+    garden = list(GOLD["mti_garden_rules"])
+    garden[3] = garden[3].replace("Garden note:", "**Garden note:**").replace("Next?", "**Next?**")
+    cabin = [r.replace("Each:", "**Each:**") for r in GOLD["mti_cabin_split"]]
+    scoped = list(GOLD["mti_scoped_rules"])
+    scoped[5] = "Water boils at 100 °C (i.e. 212 °F) at sea level, at 1013.25 hPa."
+    for task_id, replies in (("mti_garden_rules", garden), ("mti_cabin_split", cabin), ("mti_scoped_rules", scoped)):
+        trial = play(task_id, replies)
+        assert trial.passed, (task_id, trial.grade.reason if trial.grade else trial.error)
