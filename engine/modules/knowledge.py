@@ -1,8 +1,9 @@
 """knowledge: multi-step arithmetic (GSM8K style) and predicting what a short program prints (CRUXEval style).
 
-One question, one reply, one exact answer. The model is asked to end with ``Answer: <value>``; a reply
-without that line is graded on its last number (arithmetic) or not at all (program output), because a
-grader that guesses generously would reward rambling.
+One question, one reply, one exact answer. The model is asked to end with ``Answer: <value>``, read by
+:mod:`engine.modules.answer_line` (Markdown, working on the line and number formats understood; a line that
+offers two different values fails). A reply without that line is graded on its last number (arithmetic) or
+not at all (program output), because a grader that guesses generously would reward rambling.
 """
 
 from __future__ import annotations

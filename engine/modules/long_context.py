@@ -5,9 +5,11 @@ needles and the question, and the haystack version is part of this module's vers
 hash). The prompt is the document first, then the question: the document's first line is unique to the
 task, so a prefix-caching server never reuses another task's prefill.
 
-Graded like knowledge: the model ends with ``Answer: <value>``. The value passes when it holds the answer as
-a whole word and none of the task's traps (the stale value, the decoy, the earlier owner): a hedge such as
-"9082 (formerly 4471)" fails, and the reason names the trap the model fell into.
+Graded like knowledge, with the same answer-line reader (:mod:`engine.modules.answer_line`): the model ends
+with ``Answer: <value>``. The line passes when it names the answer and commits to it: any other candidate
+it names (a trap, another speaker, a second value offered as an alternative) must be set aside on the line
+("Dana, not Priya" passes; "Dana or Priya", "Dana and Priya" and "9082 (or 9028)" fail), and the reason
+names the trap the model fell into.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ def bank_with_version(tmp_path: Path, version: int | None) -> Path:
     root = tmp_path / f"tasks_v{version}"
     (root / "knowledge").mkdir(parents=True, exist_ok=True)
     raw = yaml.safe_load((ROOT / "tasks" / "knowledge" / f"{TASK}.yaml").read_text())
+    raw.pop("version", None)  # None: a file without the field (version 1), whatever the bank's file says
     if version is not None:
         raw["version"] = version
     (root / "knowledge" / f"{TASK}.yaml").write_text(yaml.safe_dump(raw, sort_keys=False))
