@@ -36,6 +36,7 @@ from engine.world.failures import FailureInjection
 from engine.world.markdown import markdown_problems
 from engine.world.state import WorldState, canonical_json
 from engine.world.tools import select_tools
+from engine.world.trajectory import call_counts, efficiency, off_course, replay_trajectory
 from engine.world.world import GoldAction, ToolOutcome, World, execute
 
 WEIGHTS: dict[str, float] = {"goal_match": 0.60, "no_side_effects": 0.20, "efficiency": 0.10, "no_loop": 0.10}
@@ -143,9 +144,13 @@ def _matches(pattern: CallPattern, outcome: ToolOutcome) -> bool:
     return all(k in args and same_value(args[k], v) for k, v in pattern.args.items())
 
 
-def _replay(seed: WorldState, spec: GradeSpec, calls: Sequence[ToolCall]) -> World:
+def _fresh(seed: WorldState, spec: GradeSpec) -> World:
     tools = select_tools(spec.tools) if spec.tools is not None else None
-    world = World(seed, tools=tools, failures=spec.failures)
+    return World(seed, tools=tools, failures=spec.failures)
+
+
+def _replay(seed: WorldState, spec: GradeSpec, calls: Sequence[ToolCall]) -> World:
+    world = _fresh(seed, spec)
     for call in calls:
         execute(world, call)
     return world
@@ -162,6 +167,13 @@ def _as_tool_call(call: ToolCall | ToolOutcome | Mapping[str, Any], index: int) 
     return ToolCall(id=str(call.get("id", f"call-{index}")), name=str(call.get("name", "")), arguments=raw)
 
 
+def _gold(gold_actions: Sequence[GoldAction | Mapping[str, Any]]) -> list[GoldAction]:
+    try:
+        return [a if isinstance(a, GoldAction) else GoldAction.model_validate(a) for a in gold_actions]
+    except ValidationError as exc:
+        raise WorldSpecError(f"invalid gold action: {exc}") from exc
+
+
 def expected_world(
     seed_state: Mapping[str, Any] | WorldState,
     gold_actions: Sequence[GoldAction | Mapping[str, Any]],
@@ -169,10 +181,7 @@ def expected_world(
 ) -> World:
     """The world after the gold actions. A gold action that fails, other than by injection, is a task bug."""
     seed = seed_state if isinstance(seed_state, WorldState) else World(seed_state).state
-    try:
-        gold = [a if isinstance(a, GoldAction) else GoldAction.model_validate(a) for a in gold_actions]
-    except ValidationError as exc:
-        raise WorldSpecError(f"invalid gold action: {exc}") from exc
+    gold = _gold(gold_actions)
     world = _replay(seed, spec, [a.as_call(i) for i, a in enumerate(gold)])
     for i, outcome in enumerate(world.history):
         if outcome.error and not outcome.injected:
@@ -198,8 +207,10 @@ def grade_episode(
             raise WorldSpecError(f"invalid grading spec: {exc}") from exc
     seed = seed_state if isinstance(seed_state, WorldState) else World(seed_state).state
     expected = expected_world(seed, gold_actions, spec)
+    gold_path = replay_trajectory(_fresh(seed, spec), [a.as_call(i) for i, a in enumerate(_gold(gold_actions))])
     calls = [_as_tool_call(c, i) for i, c in enumerate(executed_calls)]
-    final = _replay(seed, spec, calls)
+    model_path = replay_trajectory(_fresh(seed, spec), calls)
+    final = model_path.world
 
     seed_flat = flatten_state(seed)
     exp_flat, fin_flat = flatten_state(expected.state), flatten_state(final.state)
@@ -207,16 +218,20 @@ def grade_episode(
     reached = {p for p in targets if same_value(fin_flat.get(p, ABSENT), exp_flat.get(p, ABSENT))}
     missed = sorted(targets - reached)
     side_effects = sorted(changed_paths(seed_flat, fin_flat) - targets)
+    # Trajectory constraint: a value the task never asks for, held for a while and then undone, is still a
+    # change outside the task (paths already missed or changed at the end are reported there, not twice).
+    undone = {p: v for p, v in off_course(gold_path, model_path).items() if p not in missed and p not in side_effects}
 
     optimal = spec.optimal_calls if spec.optimal_calls is not None else len(gold_actions)
     n_calls = len(calls)
+    counts = call_counts(final.history)
     repeats = Counter(_call_key(c) for c in calls)
     loops = sorted(k for k, n in repeats.items() if n >= spec.loop_threshold)
 
     breakdown = {
         "goal_match": len(reached) / len(targets) if targets else 1.0,
-        "no_side_effects": 0.0 if side_effects else 1.0,
-        "efficiency": _efficiency(optimal + spec.efficiency_slack, n_calls, optimal),
+        "no_side_effects": 0.0 if side_effects or undone else 1.0,
+        "efficiency": efficiency(call_counts(gold_path.world.history), counts, spec.efficiency_slack),
         "no_loop": 0.0 if loops else 1.0,
     }
     weighted = sum(WEIGHTS[k] * v for k, v in breakdown.items())
@@ -269,6 +284,8 @@ def grade_episode(
             p: {"seed": show(seed_flat.get(p, ABSENT)), "got": show(fin_flat.get(p, ABSENT))}
             for p in side_effects[:_DETAIL_LIMIT]
         },
+        "undone_changes": dict(sorted(undone.items())[:_DETAIL_LIMIT]),
+        "counted_calls": {"reads": counts.reads, "writes": counts.writes},
         "loops": loops,
         "check_failures": check_failures,
         "error_calls": sum(1 for o in final.history if o.error),
@@ -282,22 +299,18 @@ def grade_episode(
         passed=passed,
         breakdown={k: round(v, 6) for k, v in breakdown.items()},
         reason=gate_reason
-        or _reason(breakdown, missed, side_effects, loops, check_failures, n_calls, optimal),
+        or _reason(breakdown, missed, side_effects, sorted(undone), loops, check_failures,
+                   n_calls, optimal),
         hard_gate=hard_gate,
         details=details,
     )
-
-
-def _efficiency(allowed: int, n_calls: int, optimal: int) -> float:
-    if n_calls == 0:
-        return 1.0 if optimal == 0 else 0.0
-    return min(1.0, allowed / n_calls)
 
 
 def _reason(
     breakdown: dict[str, float],
     missed: list[str],
     side_effects: list[str],
+    undone: list[str],
     loops: list[str],
     check_failures: list[str],
     n_calls: int,
@@ -308,9 +321,11 @@ def _reason(
         parts.append(f"{len(missed)} expected change(s) missing, e.g. {missed[0]}")
     if side_effects:
         parts.append(f"{len(side_effects)} change(s) outside the task, e.g. {side_effects[0]}")
+    if undone:
+        parts.append(f"{len(undone)} change(s) outside the task made and later undone, e.g. {undone[0]}")
     if loops:
         parts.append(f"repeated call {loops[0]}")
     if breakdown["efficiency"] < 1.0:
-        parts.append(f"{n_calls} calls for an optimum of {optimal}")
+        parts.append(f"{n_calls} calls for an optimum of {optimal} (reads and writes counted apart)")
     parts.extend(check_failures)
     return "; ".join(parts) or "final state matches the expected state"

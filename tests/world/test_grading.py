@@ -56,7 +56,7 @@ def test_order_of_independent_calls_does_not_matter(seed: dict[str, Any]) -> Non
 
 def test_a_side_effect_is_penalised(seed: dict[str, Any]) -> None:
     extra = calls(*GOLD, ("kv_set", {"key": "app.retries", "value": 9}))
-    grade = grade_episode(seed, GOLD, extra, {"optimal_calls": 4})
+    grade = grade_episode(seed, GOLD, extra, {"efficiency_slack": 1})
     assert grade.breakdown["goal_match"] == 1.0
     assert grade.breakdown["no_side_effects"] == 0.0
     assert grade.score == pytest.approx(0.8)
@@ -72,12 +72,60 @@ def test_a_wrong_value_on_a_target_is_a_goal_miss_not_a_side_effect(seed: dict[s
     assert grade.breakdown["no_side_effects"] == 1.0
 
 
-def test_extra_calls_cost_efficiency_unless_slack_allows(seed: dict[str, Any]) -> None:
+def test_one_extra_read_is_free_two_cost_efficiency_unless_slack_allows(seed: dict[str, Any]) -> None:
+    # The gold makes no read: one look before acting is allowed, a second one is not.
     looked = calls(("get_budget", {}), *GOLD)
-    grade = grade_episode(seed, GOLD, looked, {})
+    assert grade_episode(seed, GOLD, looked, {}).passed
+    twice = calls(("get_budget", {}), ("list_orders", {}), *GOLD)
+    grade = grade_episode(seed, GOLD, twice, {})
+    assert grade.breakdown["efficiency"] == pytest.approx(0.5)
+    assert grade.details["counted_calls"] == {"reads": 2, "writes": 3}
+    assert not grade.passed
+    assert grade_episode(seed, GOLD, twice, {"efficiency_slack": 1}).passed
+
+
+def test_reads_and_writes_are_budgeted_apart(seed: dict[str, Any]) -> None:
+    # Spare read allowance does not pay for an extra write.
+    extra_write = calls(*GOLD, ("kv_set", {"key": "app.mode", "value": "frozen"}))
+    grade = grade_episode(seed, GOLD, extra_write, {})
     assert grade.breakdown["efficiency"] == pytest.approx(0.75)
     assert not grade.passed
-    assert grade_episode(seed, GOLD, looked, {"efficiency_slack": 1}).passed
+
+
+def test_a_retry_after_a_world_error_costs_no_efficiency(seed: dict[str, Any]) -> None:
+    # The first approval is refused by the world (O-2 does not exist yet as typed); retrying right is sound.
+    wrong_id = calls(("approve_order", {"order_id": "O-01"}), *GOLD)
+    grade = grade_episode(seed, GOLD, wrong_id, {})
+    assert grade.details["error_calls"] == 1 and grade.breakdown["efficiency"] == 1.0
+    assert grade.passed
+    # A malformed call is the model's own noise and does count.
+    malformed = [{"id": "m", "name": "approve_order", "arguments": '{"order_id": 1}'}] + calls(*GOLD)
+    assert grade_episode(seed, GOLD, malformed, {}).breakdown["efficiency"] == pytest.approx(0.75)
+
+
+def test_a_change_outside_the_task_fails_even_when_undone(seed: dict[str, Any]) -> None:
+    undone = calls(*GOLD, ("kv_set", {"key": "app.retries", "value": 9}),
+                   ("kv_set", {"key": "app.retries", "value": 3}))
+    grade = grade_episode(seed, GOLD, undone, {"efficiency_slack": 2})
+    assert grade.details["final_hash"] == grade.details["expected_hash"]
+    assert grade.breakdown["no_side_effects"] == 0.0 and not grade.passed
+    assert grade.details["undone_changes"]['kv.values["app.retries"]']["went_through"] == [9]
+    assert "later undone" in grade.reason
+
+
+def test_a_wrong_value_on_a_target_fails_even_when_corrected(seed: dict[str, Any]) -> None:
+    corrected = calls(GOLD[0], GOLD[1], ("kv_set", {"key": "app.mode", "value": "open"}), GOLD[2])
+    grade = grade_episode(seed, GOLD, corrected, {"efficiency_slack": 1})
+    assert grade.breakdown["goal_match"] == 1.0 and grade.breakdown["no_side_effects"] == 0.0
+    assert 'kv.values["app.mode"]' in grade.details["undone_changes"]
+
+
+def test_values_the_gold_passes_through_are_allowed(seed: dict[str, Any]) -> None:
+    # Two approvals move the spent amount through an intermediate value; the gold does the same.
+    gold = [{"tool": "approve_order", "args": {"order_id": "O-1"}},
+            {"tool": "approve_order", "args": {"order_id": "O-2"}}]
+    grade = grade_episode({**seed, "account": {"budget": 1000.0, "spent": 0.0}}, gold, calls(*gold), {})
+    assert grade.passed and grade.details["undone_changes"] == {}
 
 
 def test_loop_is_penalised(seed: dict[str, Any]) -> None:
