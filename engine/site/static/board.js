@@ -134,7 +134,20 @@
     field.setSelectionRange(caret, caret);
   }, true);
 
+  /* Material wraps each Markdown table in a box that scrolls sideways on a phone; a keyboard user can only
+     scroll it if it takes focus (WCAG 2.1.1, axe's scrollable-region-focusable), so each box gets a tab stop
+     and a name. */
+  function focusableScrollers(root) {
+    root.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])").forEach(function (box) {
+      box.tabIndex = 0;
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", "Table (scrolls sideways)");
+    });
+  }
+
   function init() {
+    focusableScrollers(document);
+    window.requestAnimationFrame(function () { focusableScrollers(document); });
     initTabs(document);
     initSort(document);
     initRadars(document);
