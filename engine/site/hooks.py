@@ -24,7 +24,7 @@ from engine.board import board_json  # noqa: E402
 from engine.index.index import IndexRow  # noqa: E402
 from engine.site.context import site_board  # noqa: E402
 from engine.site.html import STATIC_DIR, Links, card_html, esc  # noqa: E402
-from engine.site.index_macros import IndexSite, ModelPages, plan_model_pages  # noqa: E402
+from engine.site.index_macros import IndexSite, ModelPages, correction_url, plan_model_pages  # noqa: E402
 
 # Methodology pages in reading order; a page not listed here follows, in name order.
 METHODOLOGY_ORDER = (
@@ -97,7 +97,7 @@ def _page(title: str, body: str) -> str:
 def model_page(board: Any, slug: str, index: IndexSite | None = None, pages: ModelPages | None = None) -> str:
     """The Markdown of a board row's page: the card, and the row's index model when it has one."""
     row = board.row(slug)
-    links = Links(root="../../")
+    links = Links(root="../../", repo=None if index is None else index.repo_url)
     model_id = None if pages is None else pages.merged.get(slug)
     if index is not None and model_id is not None:
         entry = _index_row(index, model_id).entry
@@ -135,6 +135,17 @@ def _index_site(config: Any) -> IndexSite:
     return IndexSite(root, repo_url=config.get("repo_url"))
 
 
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    """Every Small LM Index page ends with the way to correct a figure on it."""
+    url = correction_url(config.get("repo_url"))
+    if url is None or not page.file.src_uri.startswith("index/"):
+        return markdown
+    return (
+        f'{markdown}\n\n<p class="sli-correct">A figure here looks wrong? <a href="{esc(url)}" '
+        'rel="nofollow">Report it with the correction form</a> (it asks for a link to the source).</p>\n'
+    )
+
+
 def on_files(files: Files, config: Any) -> Files:
     board = site_board(config)
     index = _index_site(config)
@@ -145,7 +156,7 @@ def on_files(files: Files, config: Any) -> Files:
     for model_id in pages.index_only():
         content = index_model_page(index, model_id)
         files.append(File.generated(config, f"models/{pages.index_page[model_id]}.md", content=content))
-    for name in ("board.js", "board.css"):
+    for name in ("board.js", "board.css", "site.css"):
         files.append(File.generated(config, f"assets/{name}", abs_src_path=str(STATIC_DIR / name)))
     files.append(File.generated(config, "assets/plotly.min.js", abs_src_path=str(_plotly_path())))
     files.append(File.generated(config, "leaderboard.json", content=board_json(board)))

@@ -6,7 +6,8 @@ show the same thing. Rules kept here:
 * Every string that came from a result file or models.yaml goes through ``esc`` (model names, notes,
   settings, task ids); a URL from models.yaml is shown only when it is http(s). JSON placed in a page has
   ``<``, ``>`` and ``&`` written as unicode escapes, so no data can close its script element.
-* No arithmetic: every number is a ``Board`` field, only formatted here (digits, percent sign).
+* No arithmetic: every number is a ``Board`` field, only formatted here (digits, percent sign, and a 0-1 score
+  shown on the site's one 0-100 scale by ``fmt_pts``).
 * Links are made by a ``Links`` object, since the site links to pages and the single file to anchors.
 """
 
@@ -16,14 +17,18 @@ import base64
 import hashlib
 import html
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from engine.board import Board, PairRow, Row
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+# A table wider than a phone scrolls in this box; focusable, so a keyboard can scroll it too.
+SCROLL = '<div class="lb-scroll" tabindex="0" role="region" aria-label="table">'
 # Shown at most on the separability page; the full list is in leaderboard.json.
 MAX_PAIRS_SHOWN = 300
 
@@ -48,6 +53,12 @@ def fmt(value: float | None, digits: int = 1) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
+def fmt_pts(value: float | None) -> str:
+    """A 0-1 score on the 0-100 scale every score on the site uses (the board stores module and task scores as
+    shares; the headline is already 0-100)."""
+    return "—" if value is None else f"{value * 100:.1f}"
+
+
 def fmt_share(value: float | None) -> str:
     """A 0-1 share shown as a percent (the board stores shares; showing one is formatting)."""
     return "—" if value is None else f"{value:.0%}"
@@ -69,6 +80,8 @@ class Links:
     root: str = ""
     # "page": site pages (models/<slug>/); "anchor": sections of one file (#m-<slug>).
     mode: str = "page"
+    # The repository (mkdocs.yml's repo_url): where a reader reports a problem. None: no such link.
+    repo: str | None = None
 
     def model(self, slug: str) -> str:
         return f"#m-{slug}" if self.mode == "anchor" else f"{self.root}models/{slug}/"
@@ -81,6 +94,13 @@ class Links:
 
     def plotly(self) -> str:
         return "" if self.mode == "anchor" else f"{self.root}assets/plotly.min.js"
+
+    def report(self, model: str) -> str | None:
+        """A new issue about one model's run, its title filled in; None without a repository."""
+        url = safe_url(self.repo)
+        if url is None:
+            return None
+        return f"{url.rstrip('/')}/issues/new?{urlencode({'title': f'Run: {model}'})}"
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -128,8 +148,15 @@ def _bar(row: Row, links: Links) -> str:
     )
 
 
+# The axis marks every tier boundary; on a phone only the major ones have room (board.css hides the rest).
+AXIS_TICKS = (0, 30, 45, 60, 70, 80, 90, 100)
+MAJOR_TICKS = (0, 30, 60, 80, 100)
+
+
 def _axis() -> str:
-    ticks = "".join(f'<span style="left:{v}%">{v}</span>' for v in (0, 30, 45, 60, 70, 80, 90, 100))
+    ticks = "".join(
+        f'<span{"" if v in MAJOR_TICKS else " class=minor"} style="left:{v}%">{v}</span>' for v in AXIS_TICKS
+    )
     return f'<div class="lb-axis"><span class="n"></span><span class="t">{ticks}</span><b></b></div>'
 
 
@@ -140,12 +167,12 @@ def _axis() -> str:
 def tiers_panel(board: Board, links: Links) -> str:
     by_slug = {r.slug: r for r in board.rows}
     parts = [_axis()]
-    for group in board.tiers:
+    # A tier no model reached is not drawn: the axis already shows where its band lies.
+    for group in (g for g in board.tiers if g.slugs):
         bars = "".join(_bar(by_slug[s], links) for s in group.slugs)
-        empty = "" if group.slugs else '<p class="lb-empty">No model in this tier.</p>'
         parts.append(
             f'<div class="lb-tier" data-tier="{esc(group.name)}"><h3>{tier_badge(group.name)} '
-            f"<small>{esc(group.label)} · {len(group.slugs)}</small></h3>{bars}{empty}</div>"
+            f"<small>{esc(group.label)} · {len(group.slugs)}</small></h3>{bars}</div>"
         )
     unscored = [r for r in board.rows if r.headline is None]
     if unscored:
@@ -177,18 +204,16 @@ def params_panel(board: Board, links: Links) -> str:
             body = _param_rows(slugs, by_slug, links) if slugs else '<tr><td colspan="4">none</td></tr>'
             halves.append(
                 f'<div class="lb-half"><h4>{title} · {len(slugs)}</h4>'
-                f'<table class="lb-t">{head}<tbody>{body}</tbody></table></div>'
+                f'{SCROLL}<table class="lb-t">{head}<tbody>{body}</tbody></table></div></div>'
             )
         parts.append(
-            f'<div class="lb-bucket"><h3>{esc(bucket.label)}</h3><div class="lb-halves">'
-            f"{''.join(halves)}</div></div>"
+            f'<div class="lb-bucket"><h3>{esc(bucket.label)}</h3><div class="lb-halves">{"".join(halves)}</div></div>'
         )
     if not parts:
         parts.append('<p class="lb-empty">No models yet.</p>')
     return (
         '<p class="lb-note">Buckets cut on total parameters (what has to be loaded); inside each, rows are '
-        "ordered by active parameters (what a forward pass costs). An unbadged row is dense.</p>"
-        + "".join(parts)
+        "ordered by active parameters (what a forward pass costs). An unbadged row is dense.</p>" + "".join(parts)
     )
 
 
@@ -197,14 +222,13 @@ def _module_cell(cell: Any) -> str:
     pill = ""
     if cell.delta is not None:
         sign = "up" if cell.delta > 0 else "down"
-        pill = f'<span class="lb-pill {sign}">{cell.delta:+.2f}</span>'
-    return f"<td{data_v(cell.det)}>{fmt(cell.det, 2)}{star}{pill}</td>"
+        pill = f'<span class="lb-pill {sign}">{cell.delta * 100:+.1f}</span>'
+    return f"<td{data_v(cell.det)}>{fmt_pts(cell.det)}{star}{pill}</td>"
 
 
 def detail_panel(board: Board, links: Links) -> str:
     mod_heads = "".join(
-        f'<th data-sort="num" title="raw det score, {esc(m)}">{esc(board.module_labels[m])}</th>'
-        for m in board.modules
+        f'<th data-sort="num" title="raw det score, {esc(m)}">{esc(board.module_labels[m])}</th>' for m in board.modules
     )
     heads = (
         '<th data-sort="num">#</th><th data-sort="text">Model</th><th data-sort="num">Params</th>'
@@ -221,20 +245,21 @@ def detail_panel(board: Board, links: Links) -> str:
             f'<td><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>'
             f"{size_badge(r)}{warn_mark(r)}</td>"
             f"<td{data_v(r.size.sort_params)}>{esc(r.size.label)}</td>{cells}"
-            f"<td{data_v(r.det)}>{fmt(r.det, 3)}</td>"
-            f"<td{data_v(r.pass_k)}>{fmt(r.pass_k, 3)}</td>"
-            f"<td{data_v(r.judged_det)}>{fmt(r.judged_det, 3)}</td>"
-            f"<td{data_v(r.judged_pass)}>{fmt(r.judged_pass, 3)}</td>"
+            f"<td{data_v(r.det)}>{fmt_pts(r.det)}</td>"
+            f"<td{data_v(r.pass_k)}>{fmt_pts(r.pass_k)}</td>"
+            f"<td{data_v(r.judged_det)}>{fmt_pts(r.judged_det)}</td>"
+            f"<td{data_v(r.judged_pass)}>{fmt_pts(r.judged_pass)}</td>"
             f"<td{data_v(r.tasks_scored)}>{r.tasks_scored}</td>"
             f"<td{data_v(r.run_time_min)}>{fmt(r.run_time_min)}</td>"
             f"<td{data_v(r.decode_tps)}>{fmt(r.decode_tps)}</td>"
             f"<td{data_v(r.first_try_code_rate)}>{fmt_share(r.first_try_code_rate)}</td></tr>"
         )
     return (
-        '<p class="lb-note">Module columns: raw det score (0–1) with the judge’s change as a pill; '
-        "* marks a module the judge did not fully cover; ⚠ a row whose judged columns are a blend. "
-        "Click a header to sort.</p>"
-        f'<div class="lb-scroll"><table class="lb-t lb-sort" data-lb-sort><thead><tr>{heads}</tr></thead>'
+        '<p class="lb-note">Every score is on the 0–100 scale. Module columns: raw det score with the judge’s '
+        "change in points as a pill; * marks a module the judge did not fully cover; ⚠ a row whose judged "
+        "columns are a blend. Click a header (or focus it and press Enter) to sort.</p>"
+        '<div class="lb-scroll" tabindex="0" role="region" aria-label="detailed table">'
+        f'<table class="lb-t lb-sort" data-lb-sort><thead><tr>{heads}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
 
@@ -246,17 +271,19 @@ def leaderboard_html(board: Board, links: Links) -> str:
             f'<div class="lb" data-lb><p class="lb-empty">No result files yet: run a model with '
             f"<code>sllmb run</code> and rebuild. {chip(board, links)}</p></div>"
         )
-    tabs = [
-        '<button type="button" role="tab" aria-selected="true" data-tab="tiers" data-only="">'
-        "All tiers</button>"
-    ]
-    for group in board.tiers:
+    specs = [("tiers", "", "All tiers")]
+    specs += [("tiers", g.name, f"{esc(g.name)} <small>{len(g.slugs)}</small>") for g in board.tiers if g.slugs]
+    specs += [("params", None, "By params"), ("detail", None, "Detailed")]
+    # WAI-ARIA tabs: one tab in the Tab order (the selected one), arrow keys move between them (board.js).
+    tabs = []
+    for n, (panel, only, label) in enumerate(specs):
+        selected = "true" if n == 0 else "false"
+        only_attr = "" if only is None else f' data-only="{esc(only)}"'
         tabs.append(
-            f'<button type="button" role="tab" aria-selected="false" data-tab="tiers" '
-            f'data-only="{esc(group.name)}">{esc(group.name)} <small>{len(group.slugs)}</small></button>'
+            f'<button type="button" role="tab" id="lb-tab-{n}" aria-selected="{selected}" '
+            f'aria-controls="lb-panel-{panel}" tabindex="{0 if n == 0 else -1}" data-tab="{panel}"{only_attr}>'
+            f"{label}</button>"
         )
-    tabs.append('<button type="button" role="tab" aria-selected="false" data-tab="params">By params</button>')
-    tabs.append('<button type="button" role="tab" aria-selected="false" data-tab="detail">Detailed</button>')
     meta = (
         f"judged pass^{board.k} on a fixed 0–100 axis · weights {esc(board.weights_preset)} · "
         f"{len(board.rows)} models ({board.judged_rows} judged, {board.partial_rows} partly judged, "
@@ -267,11 +294,35 @@ def leaderboard_html(board: Board, links: Links) -> str:
     return (
         f'<div class="lb" data-lb><div class="lb-head">{chip(board, links)}'
         f'<span class="lb-meta">{meta}</span>'
-        f'</div><div class="lb-tabs" role="tablist">{"".join(tabs)}</div>'
-        f'<section class="lb-panel" data-panel="tiers" data-only="">{tiers_panel(board, links)}</section>'
-        f'<section class="lb-panel" data-panel="params" hidden>{params_panel(board, links)}</section>'
-        f'<section class="lb-panel" data-panel="detail" hidden>{detail_panel(board, links)}</section></div>'
+        f'</div><div class="lb-tabs" role="tablist" aria-label="Board views">{"".join(tabs)}</div>'
+        + _panel("tiers", 0, tiers_panel(board, links), ' data-only=""')
+        + _panel("params", len(specs) - 2, params_panel(board, links), " hidden")
+        + _panel("detail", len(specs) - 1, detail_panel(board, links), " hidden")
+        + board_legend()
+        + "</div>"
     )
+
+
+def _panel(name: str, tab: int, body: str, attrs: str) -> str:
+    return (
+        f'<section class="lb-panel" id="lb-panel-{name}" role="tabpanel" aria-labelledby="lb-tab-{tab}" '
+        f'data-panel="{name}"{attrs}>{body}</section>'
+    )
+
+
+def board_legend() -> str:
+    """Every mark the board and its cards use, explained in one place."""
+    items = (
+        ('<span class="lb-legend-bar"></span>', "judged pass^k, 0–100"),
+        ('<span class="lb-legend-bar h"></span>', "not judged: raw pass^k, hatched"),
+        ('<span class="lb-unj">unjudged</span>', "no judged file for this run"),
+        ('<span class="lb-warn">⚠</span>', "the judge did not cover every trial: judged columns are a blend"),
+        ('<sup class="lb-star">*</sup>', "a module the judge did not fully cover"),
+        ('<span class="lb-flag">⚑</span>', "settings differ from most rows of the board"),
+        ('<span class="lb-badge">MoE</span>', "sparse model (Mixture-of-Experts or per-layer embeddings)"),
+    )
+    body = "".join(f"<li>{mark} {text}</li>" for mark, text in items)
+    return f'<details class="lb-legend"><summary>What the marks mean</summary><ul>{body}</ul></details>'
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -279,9 +330,7 @@ def leaderboard_html(board: Board, links: Links) -> str:
 
 
 def _facts(items: Iterable[tuple[str, str]]) -> str:
-    return (
-        '<dl class="lb-facts">' + "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in items) + "</dl>"
-    )
+    return '<dl class="lb-facts">' + "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in items) + "</dl>"
 
 
 def radar_html(row: Row, links: Links) -> str:
@@ -292,6 +341,47 @@ def radar_html(row: Row, links: Links) -> str:
         f'<div class="lb-radar" data-plotly-src="{esc(links.plotly())}" data-radar="{esc(safe_json(data))}" '
         'role="img" aria-label="radar of per-module pass^k"></div>'
     )
+
+
+def radar_svg(row: Row, size: int = 320) -> str:
+    """The radar as inline SVG, for the single file: no script and no 4.6 MB library for one chart.
+
+    Same data as the site's plotly radar (per-module pass^k on 0-100, one spoke per module, rings at 25, 50, 75
+    and 100); the values are placed, not computed: a point's distance from the centre is its score.
+    """
+    labels, values = row.radar.labels, row.radar.values
+    if not labels:
+        return '<p class="lb-empty">No module scored, so no radar.</p>'
+    c, radius = size / 2, size / 2 - 56
+    n = len(labels)
+
+    def at(i: int, v: float) -> tuple[float, float]:
+        angle = -math.pi / 2 + 2 * math.pi * i / n
+        r = radius * max(0.0, min(v, 100.0)) / 100
+        return c + r * math.cos(angle), c + r * math.sin(angle)
+
+    parts = [
+        f'<svg class="lb-radar-svg" viewBox="0 0 {size} {size}" role="img" '
+        f'aria-label="radar of per-module pass^k, 0 to 100">'
+    ]
+    for ring in (25, 50, 75, 100):
+        pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in (at(i, ring) for i in range(n)))
+        parts.append(f'<polygon class="ring" points="{pts}"/>')
+    for i, label in enumerate(labels):
+        x, y = at(i, 100)
+        lx, ly = at(i, 118)
+        anchor = "middle" if abs(lx - c) < 8 else ("start" if lx > c else "end")
+        parts.append(f'<line class="spoke" x1="{c:.1f}" y1="{c:.1f}" x2="{x:.1f}" y2="{y:.1f}"/>')
+        parts.append(f'<text x="{lx:.1f}" y="{ly + 4:.1f}" text-anchor="{anchor}">{esc(label)}</text>')
+    shape = " ".join(f"{x:.1f},{y:.1f}" for x, y in (at(i, v) for i, v in enumerate(values)))
+    parts.append(f'<polygon class="area" points="{shape}"/>')
+    for i, (label, v) in enumerate(zip(labels, values, strict=True)):
+        x, y = at(i, v)
+        parts.append(
+            f'<circle class="dot" cx="{x:.1f}" cy="{y:.1f}" r="3"><title>{esc(label)}: {v:.1f}</title></circle>'
+        )
+    parts.append("</svg>")
+    return f'<div class="lb-radar lb-radar-static">{"".join(parts)}</div>'
 
 
 def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> str:
@@ -314,15 +404,9 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
             f"<li>{esc(f.field)}: <code>{esc(f.value)}</code> (most rows: <code>{esc(f.common)}</code>)</li>"
             for f in row.flags
         )
-        notes.append(
-            f'<div class="lb-callout">⚑ Settings differ from the rest of the board:<ul>{items}</ul></div>'
-        )
+        notes.append(f'<div class="lb-callout">⚑ Settings differ from the rest of the board:<ul>{items}</ul></div>')
     score_label = "judged pass^" if row.judge_state != "fallback" else "raw pass^"
-    interval = (
-        ""
-        if row.interval_low is None
-        else f" · 95% interval {fmt(row.interval_low)}–{fmt(row.interval_high)}"
-    )
+    interval = "" if row.interval_low is None else f" · 95% interval {fmt(row.interval_low)}–{fmt(row.interval_high)}"
     rank = f"rank {row.rank} of {len(board.rows)}" if row.rank else "not ranked"
     head = (
         f'<p class="lb-card-head">{tier_badge(row.tier)} <strong class="lb-big">{fmt(row.headline)}</strong> '
@@ -345,16 +429,16 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
     star = '<sup class="lb-star">*</sup>'
     mod_rows = "".join(
         f"<tr><td>{esc(c.label)}{star if c.starred else ''}</td>"
-        f"<td>{fmt(c.weight, 3)}</td><td>{c.tasks_scored}</td><td>{fmt(c.pass_k, 3)}</td>"
-        f"<td>{fmt(c.det, 3)}</td>"
-        f"<td>{fmt(c.judged_pass_k, 3)}</td><td>{fmt(c.judged_det, 3)}</td>"
+        f"<td>{fmt(c.weight, 3)}</td><td>{c.tasks_scored}</td><td>{fmt_pts(c.pass_k)}</td>"
+        f"<td>{fmt_pts(c.det)}</td>"
+        f"<td>{fmt_pts(c.judged_pass_k)}</td><td>{fmt_pts(c.judged_det)}</td>"
         f"<td>{'' if c.judgeable else 'never judged'}</td></tr>"
         for c in row.modules
     )
     modules = (
-        '<table class="lb-t"><thead><tr><th>Module</th><th>Weight</th><th>Tasks</th><th>pass^k</th>'
+        f'{SCROLL}<table class="lb-t"><thead><tr><th>Module</th><th>Weight</th><th>Tasks</th><th>pass^k</th>'
         "<th>Det</th><th>Judged pass^k</th><th>Judged det</th><th></th></tr></thead>"
-        f"<tbody>{mod_rows}</tbody></table>"
+        f"<tbody>{mod_rows}</tbody></table></div>"
     )
     flagged = {f.field for f in row.flags}
     set_rows = "".join(
@@ -363,9 +447,9 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
         for s in row.settings
     )
     settings = (
-        f'<table class="lb-t"><tbody>{set_rows}<tr><td>Result file</td><td><code>{esc(row.source_file)}'
+        f'{SCROLL}<table class="lb-t"><tbody>{set_rows}<tr><td>Result file</td><td><code>{esc(row.source_file)}'
         f"</code></td></tr><tr><td>Judged file</td><td>{esc(row.judged_file or 'none')}</td></tr>"
-        "</tbody></table>"
+        "</tbody></table></div>"
     )
     sz = row.size
     card_url = safe_url(sz.card_url)
@@ -384,10 +468,8 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
         ),
     ]
     size = "" if sz.known else '<p class="lb-note">Not in models.yaml (or no size there): size shows "?".</p>'
-    size += '<table class="lb-t"><tbody>' + "".join(
-        f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in size_rows
-    )
-    size += "</tbody></table>"
+    size += f'{SCROLL}<table class="lb-t"><tbody>' + "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in size_rows)
+    size += "</tbody></table></div>"
     task_rows = []
     for t in row.tasks:
         pills = "".join(
@@ -400,19 +482,29 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
         )
         task_rows.append(
             f"<tr><td><code>{esc(t.task_id)}</code></td><td>{esc(t.module)}</td>"
-            f"<td>{fmt(t.pass_k, 2) if t.scored else 'dropped'}</td><td>{fmt(t.det, 2)}</td>"
+            f"<td>{fmt_pts(t.pass_k) if t.scored else 'dropped'}</td><td>{fmt_pts(t.det)}</td>"
             f"<td>{t.passed}/{t.scorable}</td><td>{pills}</td></tr>"
         )
     tasks = (
+        '<div class="lb-scroll" tabindex="0" role="region" aria-label="tasks">'
         '<table class="lb-t lb-tasks"><thead><tr><th>Task</th><th>Module</th><th>pass^k</th><th>Det</th>'
-        f"<th>Passed</th><th>Trials</th></tr></thead><tbody>{''.join(task_rows)}</tbody></table>"
+        f"<th>Passed</th><th>Trials</th></tr></thead><tbody>{''.join(task_rows)}</tbody></table></div>"
     )
+    report_url = links.report(row.model)
+    report = (
+        ""
+        if report_url is None
+        else f'<p class="lb-report"><a href="{esc(report_url)}" rel="nofollow noopener">Report a problem with this '
+        "run</a> (a wrong setting, a grading error, a figure that does not match the result file).</p>"
+    )
+    radar = radar_svg(row) if links.mode == "anchor" else radar_html(row, links)
     return (
         f'<div class="lb-card">{head}{"".join(notes)}{facts}'
-        f'<{h}>Modules</{h}><div class="lb-cardgrid">{radar_html(row, links)}{modules}</div>'
+        f'<{h}>Modules</{h}><p class="lb-note">Scores on the 0–100 scale; the radar shows each module\'s '
+        f'pass^k.</p><div class="lb-cardgrid">{radar}{modules}</div>'
         f"<{h}>Settings</{h}>{settings}<{h}>Size</{h}>{size}"
         f'<{h}>Tasks</{h}><p class="lb-note">✓ pass · ✗ fail · – excluded (infra or invalid); a ringed '
-        f"mark is a verdict the judge moved.</p>{tasks}</div>"
+        f"mark is a verdict the judge moved.</p>{tasks}{report}</div>"
     )
 
 
@@ -456,8 +548,8 @@ def separability_html(board: Board, links: Links) -> str:
     return (
         f'{summary}<h2>Adjacent pairs</h2><p class="lb-note">Each model against the one just below it. '
         "Tasks needed: how many tasks a bank would need to separate the pair at this gap (McNemar, 80% "
-        f'power).</p><div class="lb-scroll"><table class="lb-t">{head}<tbody>{adjacent}</tbody></table></div>'
-        f'<h2>Separable pairs</h2>{more}<div class="lb-scroll"><table class="lb-t">{head}<tbody>'
+        f'power).</p>{SCROLL}<table class="lb-t">{head}<tbody>{adjacent}</tbody></table></div>'
+        f'<h2>Separable pairs</h2>{more}{SCROLL}<table class="lb-t">{head}<tbody>'
         f"{''.join(_pair_tr(p, links) for p in shown) or '<tr><td colspan=7>none</td></tr>'}</tbody></table>"
         "</div>"
     )
@@ -465,14 +557,6 @@ def separability_html(board: Board, links: Links) -> str:
 
 # ----------------------------------------------------------------------------------------------------------
 # The single-file leaderboard
-
-
-def plotly_js() -> str:
-    """plotly.js as the ``plotly`` package ships it, never fetched from a network."""
-    import plotly
-
-    path = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
-    return path.read_text(encoding="utf-8")
 
 
 def standalone_html(board: Board, title: str = "small-llm-bench leaderboard") -> str:
@@ -483,11 +567,10 @@ def standalone_html(board: Board, title: str = "small-llm-bench leaderboard") ->
         f"<h2>{esc(r.model)}</h2>{card_html(board, r, links, heading_level=3)}</section>"
         for r in board.rows
     )
-    scripts = [plotly_js().replace("</script", "<\\/script"), static_text("board.js")]
-    # Only these two scripts may run: inline event handlers and injected scripts are refused by the browser.
-    hashes = " ".join(
-        f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts
-    )
+    # The radars are inline SVG (radar_svg): the file carries no chart library.
+    scripts = [static_text("board.js")]
+    # Only this script may run: inline event handlers and injected scripts are refused by the browser.
+    hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts)
     csp = (
         f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; img-src data:; "
         "font-src data:; connect-src 'none'"

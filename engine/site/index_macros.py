@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from engine.index.data import DEFAULT_DATA_DIR, lab_scores, load_entries
-from engine.index.hardware import calculator_models, calculator_tables
+from engine.index.hardware import DEVICES, Layout, calculator_models, calculator_tables, estimate
 from engine.index.index import IndexResult, IndexRow
 from engine.index.own_runs import DEFAULT_RESULT_DIRS, OwnRun, load_own_runs, runs_for
 from engine.index.published import published_index
@@ -39,6 +39,13 @@ LABELS = {
     "estimated": "Estimated",
 }
 SIZE_CLASSES = ("Tiny", "Small", "Medium", "Large")
+# What fills the columns and charts that are empty until then (.github/workflows/index-sync.yml).
+WEEKLY_SYNC = "the weekly index sync (Mondays, 05:17 UTC)"
+# The calculator opens on these; its model is the best-indexed one that fits them.
+CALC_DEFAULT_QUANT = "Q4_K_M"
+CALC_DEFAULT_CONTEXT = 8192
+# Longer than any model's context window: a larger number is a typing slip, not a question.
+CALC_MAX_CONTEXT = 10_000_000
 
 
 def esc(value: Any) -> str:
@@ -127,9 +134,17 @@ def render_table_html(rows: list[dict], pages: dict[str, str] | None = None) -> 
         '<label><input type="checkbox" data-filter="independent"> Independently measured</label>'
         "</div>"
     )
-    head = ["#", "Model", "Index", "Core", *[SHORT[b] for b in CORE_BENCHMARKS], "Params (B)", "Price $/M"]
-    kinds = ["num", "text", "num", "num", *["num"] * len(CORE_BENCHMARKS), "num", "num"]
-    ths = "".join(f'<th data-sort="{k}" tabindex="0">{esc(h)}</th>' for h, k in zip(head, kinds, strict=True))
+    # A column no model has a figure for yet is left out, and one line says what fills it.
+    priced = any(r["blended_price"] is not None for r in rows)
+    head = ["#", "Model", "Index", "Core", *[SHORT[b] for b in CORE_BENCHMARKS], "Params (B)"]
+    kinds = ["num", "text", "num", "num", *["num"] * len(CORE_BENCHMARKS), "num"]
+    if priced:
+        head, kinds = [*head, "Price $/M"], [*kinds, "num"]
+    titles = {SHORT[b]: b for b in CORE_BENCHMARKS}
+    ths = "".join(
+        f'<th scope="col" data-sort="{k}" tabindex="0" title="{esc(titles.get(h, h))}">{esc(h)}</th>'
+        for h, k in zip(head, kinds, strict=True)
+    )
     body = []
     for r in rows:
         index_title = "likely " + r["range_text"] if r["range_text"] else "fewer than 2 core benchmarks"
@@ -157,12 +172,51 @@ def render_table_html(rows: list[dict], pages: dict[str, str] | None = None) -> 
         params = r["total_params_b"]
         params_text = f"{params:g}" + (f" ({r['active_params_b']:g} active)" if r["active_params_b"] else "")
         tds.append(f'<td data-value="{esc(params)}">{esc(params_text)}</td>')
-        price = r["blended_price"]
-        tds.append(f'<td data-value="{esc("" if price is None else price)}">{esc(_num(price, 2))}</td>')
+        if priced:
+            price = r["blended_price"]
+            tds.append(f'<td data-value="{esc("" if price is None else price)}">{esc(_num(price, 2))}</td>')
         body.append(f"<tr {attrs}>{''.join(tds)}</tr>")
+    pending = (
+        ""
+        if priced
+        else f'<p class="sli-pending">Prices are not shown yet: {WEEKLY_SYNC} fills them from OpenRouter.</p>'
+    )
     return (
-        f'{filters}<table class="sli-table"><thead><tr>{ths}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table>"
+        f'<div class="sli-index">{filters}{table_legend()}<p class="sli-count" aria-live="polite"></p>'
+        f'<div class="sli-scroll" tabindex="0" role="region" aria-label="Small LM Index table">'
+        f'<table class="sli-table"><thead><tr>{ths}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>{pending}</div>"
+    )
+
+
+def table_legend() -> str:
+    """Every mark the table uses, once, beside it."""
+    items = (
+        ("<b>✓</b>", "independent measurement"),
+        ("<b>*</b>", "from another lab's comparison"),
+        ('<span class="sli-estimated">41.0</span>', "estimate (not reported)"),
+        ("<b>—</b>", "not reported and not estimated"),
+        ("<b>◆</b>", "GPQA◆ is GPQA Diamond"),
+    )
+    body = "".join(f"<li>{mark} {text}</li>" for mark, text in items)
+    return f'<ul class="sli-legend" aria-label="Marks in the table">{body}</ul>'
+
+
+def render_front_html(rows: list[dict], pages: dict[str, str], root: str, count: int) -> str:
+    """The index's part of the front page: its best models with their likely ranges."""
+    body = "".join(
+        f"<tr><td>{r['rank']}</td>"
+        f'<td><a href="{esc(root)}models/{esc(pages.get(r["id"], r["id"]))}/">{esc(r["name"])}</a></td>'
+        f"<td>{esc(format(r['total_params_b'], 'g'))}B</td>"
+        f"<td><strong>{esc(r['index_text'])}</strong> <small>({esc(r['range_text'])})</small></td></tr>"
+        for r in rows
+        if r["rank"] is not None
+    )
+    return (
+        f"<p>The Small LM Index joins what the labs report on six public benchmarks into one number for "
+        f"<strong>{count}</strong> open-weight models. The top of it:</p>"
+        "<table><thead><tr><th>#</th><th>Model</th><th>Params</th><th>Index (likely range)</th></tr></thead>"
+        f"<tbody>{body}</tbody></table>"
     )
 
 
@@ -197,7 +251,7 @@ def chart_points(result: IndexResult, x: str) -> list[dict]:
 def render_scatter_svg(points: list[dict], x_label: str, width: int = 720, height: int = 420) -> str:
     """A static scatter (log x axis) as inline SVG: no script, no outside request."""
     if not points:
-        return '<p class="sli-empty">No data for this chart yet.</p>'
+        return f'<p class="sli-empty">No model has this figure yet: {WEEKLY_SYNC} fills this chart.</p>'
     left, right, top, bottom = 56, 16, 16, 48
     xs = [math.log10(p["x"]) for p in points]
     x_lo, x_hi = math.floor(min(xs)), math.ceil(max(xs))
@@ -218,9 +272,7 @@ def render_scatter_svg(points: list[dict], x_label: str, width: int = 720, heigh
     for e in range(x_lo, x_hi + 1):
         x = px(10.0**e)
         parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" class="grid"/>')
-        parts.append(
-            f'<text x="{x:.1f}" y="{height - bottom + 16}" text-anchor="middle">{esc(f"{10.0**e:g}")}</text>'
-        )
+        parts.append(f'<text x="{x:.1f}" y="{height - bottom + 16}" text-anchor="middle">{esc(f"{10.0**e:g}")}</text>')
     for v in range(int(y_lo), int(y_hi) + 1, 10):
         y = py(v)
         parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" class="grid"/>')
@@ -231,15 +283,19 @@ def render_scatter_svg(points: list[dict], x_label: str, width: int = 720, heigh
             f'data-region="{esc(p["region"])}"><title>{esc(p["name"])}: {p["y"]:.1f} '
             f"at {esc(format(p['x'], 'g'))}</title></circle>"
         )
-    parts.append(
-        f'<text x="{(width + left) / 2:.0f}" y="{height - 8}" text-anchor="middle">{esc(x_label)}</text>'
-    )
+    parts.append(f'<text x="{(width + left) / 2:.0f}" y="{height - 8}" text-anchor="middle">{esc(x_label)}</text>')
     parts.append(
         f'<text x="14" y="{(height - bottom) / 2:.0f}" transform="rotate(-90 14 '
         f'{(height - bottom) / 2:.0f})" text-anchor="middle">Small LM Index</text>'
     )
     parts.append("</svg>")
-    return "".join(parts)
+    return "".join(parts) + chart_legend(sorted({p["region"] for p in points}, key=REGIONS.index))
+
+
+def chart_legend(regions: Sequence[str]) -> str:
+    """Which colour is which region (index.css colours the dots by their data-region, in both palettes)."""
+    items = "".join(f'<li><span class="sli-dot" data-region="{esc(r)}"></span>{esc(r)}</li>' for r in regions)
+    return f'<ul class="sli-chart-legend" aria-label="Regions">{items}</ul>'
 
 
 # ------------------------------------------------------------------------------------------------ model page
@@ -279,11 +335,15 @@ CORRECTION_FORM = "correction.yml"
 MODEL_REQUEST_FORM = "model-request.yml"
 
 
-def correction_url(repo_url: str | None, model_id: str, model_name: str) -> str | None:
-    """Link to the correction form with the model filled in; None when the site has no repository address."""
+def correction_url(repo_url: str | None, model_id: str | None = None, model_name: str | None = None) -> str | None:
+    """Link to the correction form, with the model filled in when one is named; None when the site has no
+    repository address."""
     if not repo_url:
         return None
-    query = urlencode({"template": CORRECTION_FORM, "title": f"Correction: {model_name}", "model": model_id})
+    fields = {"template": CORRECTION_FORM}
+    if model_id is not None:
+        fields |= {"title": f"Correction: {model_name or model_id}", "model": model_id}
+    query = urlencode(fields)
     return f"{repo_url.rstrip('/')}/issues/new?{query}"
 
 
@@ -380,14 +440,13 @@ def render_model_html(data: dict) -> str:
         f"{esc(format(data['total_params_b'], 'g'))}B</p>"
     )
     out.append(
+        '<div class="sli-scroll" tabindex="0" role="region" aria-label="reported scores">'
         '<table class="sli-scores"><thead><tr><th>Benchmark</th><th>Score</th><th>Label</th>'
         "<th>Variant</th><th>Source</th></tr></thead><tbody>"
     )
     for s in data["reported"]:
         label = s["label"] + (f": {s['evaluator']}" if s["evaluator"] else "")
-        lab_note = (
-            f"<br><small>lab reported {esc(s['lab_value'])}</small>" if s["lab_value"] is not None else ""
-        )
+        lab_note = f"<br><small>lab reported {esc(s['lab_value'])}</small>" if s["lab_value"] is not None else ""
         flag = ' <small class="sli-verify">needs verification</small>' if s["needs_verification"] else ""
         out.append(
             f'<tr class="sli-{esc(s["kind"])}"><td>{esc(s["benchmark"])}{" ★" if s["core"] else ""}</td>'
@@ -404,7 +463,11 @@ def render_model_html(data: dict) -> str:
             f"<td><small>{esc(r['settings'])}; {esc(r['tasks_scored'])} tasks scored</small></td>"
             f"<td><code>{esc(r['file'])}</code></td></tr>"
         )
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
+    out.append(
+        '<p class="sli-note"><small>★ one of the six core benchmarks the index is made of; every score is on '
+        "the 0–100 scale.</small></p>"
+    )
     if data.get("own_runs"):
         out.append(
             '<p class="sli-note"><small>Our measurement is small-llm-bench\'s pass^k (0–100) from our '
@@ -423,10 +486,11 @@ def render_model_html(data: dict) -> str:
                 f"{esc(capped)}</small></li>"
             )
         out.append("</ul>")
+    # The section the methodology describes is on every page, so a reader knows where to look for one.
     if data["earlier"]:
         out.append(
-            f"<h3>Earlier version: {esc(data['earlier']['name'])}</h3><p><small>Context only: these "
-            "never count toward the index.</small></p><ul>"
+            f'<h3 id="earlier-version">Earlier version: {esc(data["earlier"]["name"])}</h3><p><small>Context only: '
+            "these never count toward the index.</small></p><ul>"
         )
         for s in data["earlier"]["scores"]:
             out.append(
@@ -434,6 +498,12 @@ def render_model_html(data: dict) -> str:
                 f'(<a href="{esc(s["source_url"])}" rel="nofollow">source</a>)</li>'
             )
         out.append("</ul>")
+    else:
+        out.append(
+            '<h3 id="earlier-version">Earlier version</h3><p class="sli-note"><small>No earlier version\'s scores '
+            "are recorded for this model. When there are, they are listed here for context and never count "
+            "toward the index.</small></p>"
+        )
     out.append(
         f"<p><small>{esc(checked_line(data))}</small></p><h3>Sources</h3>"
         '<ol class="sli-sources">'
@@ -474,8 +544,8 @@ def checked_line(data: dict) -> str:
 def render_speed_html(speed: dict | None) -> str:
     if speed is None:
         return (
-            '<h3>Speed</h3><p class="sli-speed sli-speed-none">No speed figure yet: neither our measurement '
-            "nor Artificial Analysis covers this model.</p>"
+            '<h3>Speed</h3><p class="sli-speed sli-speed-none">No speed figure yet: we have not measured this '
+            f"model, and {WEEKLY_SYNC} adds Artificial Analysis's median once they list it.</p>"
         )
     tps = "—" if speed["output_tokens_per_s"] is None else f"{speed['output_tokens_per_s']:.1f} tokens/s"
     ttft = "—" if speed["ttft_s"] is None else f"{speed['ttft_s']:.2f} s"
@@ -553,26 +623,52 @@ def plan_model_pages(rows: Sequence[tuple[str, str]], entries: Sequence[ModelEnt
 # ------------------------------------------------------------------------------------------------ calculator
 
 
-def calculator_json(entries: list[ModelEntry]) -> str:
+def calculator_default(models: list[dict], index: dict[str, float] | None = None) -> int:
+    """The model the calculator opens on: the best-indexed one that fits the first device at the default
+    quantisation and context (the first that fits when no index is given); 0 when none fits."""
+    device = DEVICES[0]
+    fitting = [
+        i
+        for i, m in enumerate(models)
+        if estimate(
+            Layout(**{k: v for k, v in m.items() if k not in ("id", "name")}),
+            CALC_DEFAULT_QUANT,
+            CALC_DEFAULT_CONTEXT,
+            device,
+        ).fits
+    ]
+    if not fitting:
+        return 0
+    scores = index or {}
+    return max(fitting, key=lambda i: (scores.get(models[i]["id"], -1.0), -i))
+
+
+def calculator_json(entries: list[ModelEntry], index: dict[str, float] | None = None) -> str:
     """Data for the calculator page: JSON with no ``<``, ``>`` or ``&`` (the page holds it, HTML-escaped, in
-    a ``data-`` attribute)."""
-    text = json.dumps(
-        {"tables": calculator_tables(), "models": calculator_models(entries)}, ensure_ascii=False
-    )
+    a ``data-`` attribute). ``index`` maps a model id to its index, to choose the model the page opens on."""
+    models = calculator_models(entries)
+    defaults = {
+        "model": calculator_default(models, index),
+        "quant": CALC_DEFAULT_QUANT,
+        "context": CALC_DEFAULT_CONTEXT,
+    }
+    text = json.dumps({"tables": calculator_tables(), "models": models, "defaults": defaults}, ensure_ascii=False)
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def render_calculator_html(entries: list[ModelEntry]) -> str:
+def render_calculator_html(entries: list[ModelEntry], index: dict[str, float] | None = None) -> str:
     # The data sits in an attribute, not in a <script type="application/json">: Material's instant navigation
     # re-creates every <script> of the page without its type and id, which would run the JSON and lose it.
     return (
-        f'<div class="cir-form" id="cir-data" data-cir="{esc(calculator_json(entries))}">'
+        f'<div class="cir-form" id="cir-data" data-cir="{esc(calculator_json(entries, index))}">'
         '<label>Model <select id="cir-model"></select></label>'
         '<label>Device <select id="cir-device"></select></label>'
         '<label>Quantisation <select id="cir-quant"></select></label>'
         "<label>Context (tokens) "
-        '<input id="cir-context" type="number" min="1" step="1024" value="8192"></label>'
+        f'<input id="cir-context" type="number" min="1" max="{CALC_MAX_CONTEXT}" step="1024" '
+        f'value="{CALC_DEFAULT_CONTEXT}" aria-describedby="cir-error"></label>'
         "</div>"
+        '<p id="cir-error" class="cir-error" role="alert" hidden></p>'
         '<table class="cir-result"><tbody>'
         '<tr><th>Weights</th><td id="cir-weights"></td></tr>'
         '<tr><th>Context cache</th><td id="cir-cache"></td></tr>'
@@ -603,9 +699,7 @@ class IndexSite:
     ) -> None:
         self.root = project_dir
         self.data_dir = data_dir if project_dir is None or data_dir.is_absolute() else project_dir / data_dir
-        self.result_dirs = [
-            d if project_dir is None or d.is_absolute() else project_dir / d for d in result_dirs
-        ]
+        self.result_dirs = [d if project_dir is None or d.is_absolute() else project_dir / d for d in result_dirs]
         self.repo_url = repo_url
         self._cache: dict[str, Any] = {}
 
@@ -674,6 +768,13 @@ def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
         return render_table_html(table_rows(site.result()), page_folders())
 
     @env.macro
+    def index_front(limit: int = 5) -> str:
+        page = getattr(env, "page", None)
+        root = "../" * (getattr(page, "url", "") or "").count("/")
+        rows = [r for r in table_rows(site.result()) if r["rank"] is not None][:limit]
+        return render_front_html(rows, page_folders(), root, len(site.result().rows))
+
+    @env.macro
     def index_chart(axis: str) -> str:
         if axis == "speed" and not site.has_speed():
             return ""
@@ -689,7 +790,8 @@ def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
 
     @env.macro
     def can_i_run() -> str:
-        return render_calculator_html(site.entries())
+        index = {r.entry.id: r.index for r in site.result().rows if r.index is not None}
+        return render_calculator_html(site.entries(), index)
 
     @env.macro
     def index_validation_table() -> str:

@@ -18,7 +18,15 @@ if importlib.util.find_spec("engine") is None:  # `mkdocs build` from a checkout
 
 from engine.board import Board  # noqa: E402
 from engine.site.context import site_board  # noqa: E402
-from engine.site.html import Links, chip, leaderboard_html, separability_html  # noqa: E402
+from engine.site.html import Links, chip, esc, fmt, leaderboard_html, separability_html, tier_badge  # noqa: E402
+
+# The front page shows this many rows of each table; below FEW_ROWS the board's part is a call to add a model.
+FRONT_ROWS = 5
+FEW_ROWS = 3
+ADD_MODEL_COMMAND = (
+    "sllmb run --model my-model-8b --endpoint http://127.0.0.1:8080/v1 --trials 3 --concurrency 1 \\\n"
+    "    --output results/reference/my-model-8b_raw_results.json"
+)
 
 # argparse wraps help to the terminal width; a fixed width keeps the generated reference stable.
 HELP_WIDTH = "100"
@@ -67,6 +75,44 @@ def cli_reference_markdown(parser: argparse.ArgumentParser | None = None) -> str
     return "\n".join(parts)
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def front_board_html(board: Board, links: Links) -> str:
+    """The board's part of the front page: its top rows, or while it holds few, how to add a model."""
+    scored = [r for r in board.rows if r.headline is not None]
+    rows = "".join(
+        f"<tr><td>{r.rank or ''}</td><td>{tier_badge(r.tier)}</td>"
+        f'<td><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a></td><td>{fmt(r.headline)}</td></tr>'
+        for r in scored[:FRONT_ROWS]
+    )
+    table = (
+        "<table><thead><tr><th>#</th><th>Tier</th><th>Model</th><th>pass^k (0–100)</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+        if rows
+        else ""
+    )
+    facts = (
+        f", scored on pass^{board.k} ({board.judged_rows} judged, {board.fallback_rows} not judged)"
+        if board.rows
+        else ""
+    )
+    pairs = f" {chip(board, links)}" if board.separability.pair_count else ""
+    head = (
+        f"<p>The board holds <strong>{plural(len(board.rows), 'model')}</strong> run on our own harness"
+        f"{facts}.{pairs}</p>"
+    )
+    if len(board.rows) >= FEW_ROWS:
+        return f"{head}{table}"
+    return (
+        f"{head}{table}<p><strong>Add your model.</strong> Run it against any OpenAI-compatible server and "
+        "open a pull request with the result file; the board, the model's page and the JSON rebuild from it:</p>"
+        f'<pre class="sllmb-cmd"><code>{esc(ADD_MODEL_COMMAND)}</code></pre>'
+        f'<p><a href="{esc(links.root)}contributing/add-a-model/">How to add a model, step by step</a></p>'
+    )
+
+
 def define_env(env: Any) -> None:
     def board() -> Board:
         return site_board(env.conf)
@@ -84,12 +130,17 @@ def define_env(env: Any) -> None:
         return chip(board(), Links(root=_root(env)))
 
     @env.macro
+    def front_board() -> str:
+        return front_board_html(board(), Links(root=_root(env)))
+
+    @env.macro
     def board_facts() -> dict:
         """Counts for prose (numbers only, never a name from a result file)."""
         b = board()
         s = b.separability
         return {
             "models": len(b.rows),
+            "models_text": plural(len(b.rows), "model"),
             "k": b.k,
             "judged": b.judged_rows,
             "fallback": b.fallback_rows,

@@ -11,13 +11,15 @@ from urllib.parse import parse_qs, urlsplit
 
 from engine.index.data import entry_to_yaml
 from engine.index.index import build_index
-from engine.index.schema import AASpeed, Attention, SpeedRun
+from engine.index.schema import AASpeed, Attention, Pricing, SpeedRun
 from engine.results import load_run_file
 from engine.site.index_macros import (
+    WEEKLY_SYNC,
     IndexSite,
     correction_url,
     define_index_macros,
     render_calculator_html,
+    render_scatter_svg,
     render_table_html,
     table_rows,
 )
@@ -154,3 +156,16 @@ def test_table_links_follow_the_page_plan():
     page = render_table_html(table_rows(result), {"m1": "m1-run_q4"})
     assert 'href="../models/m1-run_q4/"' in page and 'href="../models/m0/"' in page
     assert 'href="../models/m1/"' not in page
+
+
+def test_a_column_with_no_data_is_one_line_until_the_sync_fills_it():
+    """121 dashes told nothing: with no price yet the table has no price column and one line says when it comes;
+    once one model is priced the column is there and the line is gone. A chart with no point says the same."""
+    unpriced = [entry(f"m{k}", [score("MMLU-Pro", 40 + k), score("GPQA Diamond", 30)]) for k in range(3)]
+    page = render_table_html(table_rows(build_index(unpriced)))
+    assert "Price $/M" not in page and page.count('class="sli-pending"') == 1 and WEEKLY_SYNC in page
+    price = Pricing(input_per_m=0.1, output_per_m=0.3, blended_per_m=0.15, providers=2, synced=DAY)
+    priced = [*unpriced[:2], unpriced[2].model_copy(update={"pricing": price})]
+    page = render_table_html(table_rows(build_index(priced)))
+    assert "Price $/M" in page and 'class="sli-pending"' not in page and ">0.15<" in page
+    assert render_scatter_svg([], "price").count("sli-empty") == 1 and WEEKLY_SYNC in render_scatter_svg([], "x")

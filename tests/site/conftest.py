@@ -39,11 +39,15 @@ def free_port() -> int:
 
 
 def mkdocs_build(
-    out: Path, port: int, results: Path | None = None, models: Path | None = None
+    out: Path,
+    port: int,
+    results: Path | None = None,
+    models: Path | None = None,
+    site_url: str | None = None,
 ) -> subprocess.CompletedProcess:
     # Material's instant navigation only follows links listed in sitemap.xml, whose host and port come from
-    # site_url: build for the loopback address the test serves the site on.
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=f"http://127.0.0.1:{port}/")
+    # site_url: build for the loopback address the test serves the site on (``site_url`` for a sub-path).
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SITE_URL=site_url or f"http://127.0.0.1:{port}/")
     if results is not None:
         env["SLLMB_SITE_RESULTS"] = str(results)
     if models is not None:

@@ -58,6 +58,21 @@ def test_standalone_file_is_self_contained(board: Board) -> None:
         assert f'id="m-{row.slug}"' in text
 
 
+def test_standalone_radar_is_svg_without_a_chart_library(board: Board) -> None:
+    """The single file once inlined plotly (4.85 MB for one model) for its radars: now each is an SVG whose
+    dots sit at the module scores, and the file stays small."""
+    text = standalone_html(board)
+    assert "Plotly.newPlot" not in text and "plotly.js" not in text.lower()
+    assert len(text.encode()) < 400_000, len(text.encode())
+    scored = [r for r in board.rows if r.radar.labels]
+    assert scored
+    assert text.count('<svg class="lb-radar-svg"') == len(scored)
+    row = scored[0]
+    section = text.split(f'id="m-{row.slug}"', 1)[1]
+    dots = re.findall(r"<title>([^<]+): ([0-9.]+)</title>", section.split("</svg>", 1)[0])
+    assert [float(v) for _, v in dots] == [round(v, 1) for v in row.radar.values]
+
+
 def test_leaderboard_command_writes_html_and_json(site_fleet: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "board" / "leaderboard.html"
     code = main(

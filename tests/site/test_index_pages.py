@@ -207,7 +207,9 @@ def index_url(index_build: Built) -> Iterator[str]:
 @pytest.mark.browser
 def test_calculator_works_after_instant_navigation(index_url: str, page_factory, artifacts: Path) -> None:
     page, watch = page_factory((index_url,))
-    page.goto(index_url + "leaderboard/", wait_until="load")
+    # Material takes over in-site links only once it has fetched sitemap.xml: a click before that is an ordinary
+    # page load, so wait until the network is quiet.
+    page.goto(index_url + "leaderboard/", wait_until="networkidle")
     page.evaluate("window.__sameDocument = true")
     page.locator(".md-nav__link[href$='index/can-i-run/']").first.click()
     page.wait_for_function("document.getElementById('cir-total') && document.getElementById('cir-total').textContent")

@@ -8,15 +8,34 @@
     root.querySelectorAll("[data-lb]").forEach(function (lb) {
       if (lb.dataset.ready) return;
       lb.dataset.ready = "1";
-      var tabs = lb.querySelectorAll(".lb-tabs [role=tab]");
+      var tabs = Array.prototype.slice.call(lb.querySelectorAll(".lb-tabs [role=tab]"));
       var panels = lb.querySelectorAll(".lb-panel");
-      tabs.forEach(function (tab) {
-        tab.addEventListener("click", function () {
-          tabs.forEach(function (t) { t.setAttribute("aria-selected", t === tab ? "true" : "false"); });
-          panels.forEach(function (p) {
-            p.hidden = p.dataset.panel !== tab.dataset.tab;
-            if (!p.hidden && p.dataset.panel === "tiers") p.dataset.only = tab.dataset.only || "";
-          });
+      function select(tab) {
+        tabs.forEach(function (t) {
+          t.setAttribute("aria-selected", t === tab ? "true" : "false");
+          t.tabIndex = t === tab ? 0 : -1;  /* one tab stop for the whole list; arrows move inside it */
+        });
+        panels.forEach(function (p) {
+          p.hidden = p.dataset.panel !== tab.dataset.tab;
+          if (!p.hidden) {
+            p.setAttribute("aria-labelledby", tab.id);
+            if (p.dataset.panel === "tiers") p.dataset.only = tab.dataset.only || "";
+          }
+        });
+      }
+      /* WAI-ARIA tabs: Left/Right wrap around, Home/End go to the ends; moving selects. */
+      var moves = { ArrowRight: 1, ArrowLeft: -1 };
+      tabs.forEach(function (tab, i) {
+        tab.addEventListener("click", function () { select(tab); });
+        tab.addEventListener("keydown", function (e) {
+          var next = null;
+          if (e.key in moves) next = tabs[(i + moves[e.key] + tabs.length) % tabs.length];
+          else if (e.key === "Home") next = tabs[0];
+          else if (e.key === "End") next = tabs[tabs.length - 1];
+          if (!next) return;
+          e.preventDefault();
+          select(next);
+          next.focus();
         });
       });
     });
@@ -105,7 +124,30 @@
     withPlotly(els[0].dataset.plotlySrc, function () { els.forEach(drawRadar); });
   }
 
+  /* The search engine reads "^" as a boost, so a query such as "pass^k" found nothing; the index splits words
+     at "^" (mkdocs.yml), so a typed "^" becomes a space before Material reads the field. */
+  document.addEventListener("input", function (e) {
+    var field = e.target;
+    if (!field.classList || !field.classList.contains("md-search__input") || field.value.indexOf("^") < 0) return;
+    var caret = field.selectionStart;
+    field.value = field.value.replace(/\^/g, " ");
+    field.setSelectionRange(caret, caret);
+  }, true);
+
+  /* Material wraps each Markdown table in a box that scrolls sideways on a phone; a keyboard user can only
+     scroll it if it takes focus (WCAG 2.1.1, axe's scrollable-region-focusable), so each box gets a tab stop
+     and a name. */
+  function focusableScrollers(root) {
+    root.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])").forEach(function (box) {
+      box.tabIndex = 0;
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", "Table (scrolls sideways)");
+    });
+  }
+
   function init() {
+    focusableScrollers(document);
+    window.requestAnimationFrame(function () { focusableScrollers(document); });
     initTabs(document);
     initSort(document);
     initRadars(document);

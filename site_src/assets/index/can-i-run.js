@@ -53,11 +53,34 @@
     data.models.forEach(function (m, i) { option(mSel, String(i), m.name); });
     t.devices.forEach(function (d, i) { option(dSel, String(i), d.name); });
     Object.keys(t.quant_bits).forEach(function (q) { option(qSel, q, q + " (" + t.quant_bits[q] + " bits)"); });
-    qSel.value = "Q4_K_M";
+    var defaults = data.defaults || {};
+    mSel.value = String(defaults.model || 0);
+    qSel.value = defaults.quant || "Q4_K_M";
+    if (defaults.context) { cIn.value = String(defaults.context); }
+    var maxContext = Number(cIn.getAttribute("max")) || Infinity;
+    var error = document.getElementById("cir-error");
+    var results = ["cir-weights", "cir-cache", "cir-runtime", "cir-total", "cir-fits", "cir-speed"];
+    function reject(message) {
+      // An impossible input gets a message and no numbers, never a silently different question.
+      error.textContent = message;
+      error.hidden = false;
+      cIn.setAttribute("aria-invalid", "true");
+      results.forEach(function (id) { setText(id, "—"); });
+      var verdict = document.getElementById("cir-fits");
+      if (verdict) { verdict.className = ""; }
+    }
     function update() {
       var m = data.models[Number(mSel.value)];
       var d = t.devices[Number(dSel.value)];
-      var ctx = Math.max(1, Math.round(Number(cIn.value) || 0));
+      var raw = cIn.value.trim();
+      var ctx = Number(raw);
+      if (raw === "" || !isFinite(ctx)) { reject("Enter the context length as a whole number of tokens."); return; }
+      if (ctx < 1) { reject("The context must be at least 1 token."); return; }
+      if (Math.floor(ctx) !== ctx) { reject("The context is a whole number of tokens."); return; }
+      if (ctx > maxContext) { reject("The context can be at most " + maxContext.toLocaleString("en") + " tokens."); return; }
+      error.hidden = true;
+      error.textContent = "";
+      cIn.removeAttribute("aria-invalid");
       var r = estimate(m, qSel.value, ctx, d, t);
       setText("cir-weights", r.weights_gb.toFixed(2) + " GB");
       setText("cir-cache", r.kv_cache_gb.toFixed(2) + " GB");

@@ -8,7 +8,9 @@
     Array.prototype.forEach.call(tables, function (table) {
       if (table.getAttribute("data-mounted") === "1") { return; }
       table.setAttribute("data-mounted", "1");
-      var filters = table.previousElementSibling;
+      var box = table.closest(".sli-index");
+      var filters = box.querySelector(".sli-filters");
+      var count = box.querySelector(".sli-count");
       var tbody = table.tBodies[0];
 
       function apply() {
@@ -16,6 +18,7 @@
         Array.prototype.forEach.call(filters.querySelectorAll("[data-filter]"), function (el) {
           want[el.getAttribute("data-filter")] = el.type === "checkbox" ? el.checked : el.value;
         });
+        var shown = 0;
         Array.prototype.forEach.call(tbody.rows, function (row) {
           var show = (!want.size || row.getAttribute("data-size") === want.size) &&
             (!want.region || row.getAttribute("data-region") === want.region) &&
@@ -23,7 +26,9 @@
             (!want["hide-ft"] || row.getAttribute("data-ft") === "0") &&
             (!want.independent || row.getAttribute("data-independent") === "1");
           row.hidden = !show;
+          if (show) { shown += 1; }
         });
+        if (count) { count.textContent = "Showing " + shown + " of " + tbody.rows.length + " models."; }
       }
 
       function sortBy(index, kind, th) {
@@ -46,7 +51,9 @@
       Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
         var kind = th.getAttribute("data-sort");
         th.addEventListener("click", function () { sortBy(i, kind, th); });
-        th.addEventListener("keydown", function (e) { if (e.key === "Enter") { sortBy(i, kind, th); } });
+        th.addEventListener("keydown", function (e) {
+          if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sortBy(i, kind, th); }
+        });
       });
       Array.prototype.forEach.call(filters.querySelectorAll("[data-filter]"), function (el) {
         el.addEventListener("change", apply);
