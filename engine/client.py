@@ -18,6 +18,7 @@ import httpx
 
 from engine import servers
 from engine.errors import BenchError, ContextOverflow, InfraError, ToolCallParseFailure
+from engine.loopstop import LoopWatch
 from engine.normalise import extract_text_tool_calls, split_reasoning
 from engine.schema import Reply, Timings, ToolCall, Usage
 
@@ -78,6 +79,9 @@ class ClientSettings:
     # Extra sampler fields sent on every request (top-k off and such); from ``servers.sampler_fields``.
     sampler: dict[str, Any] = field(default_factory=dict)
     check_truncation: bool = True
+    # --stop-loops: end a streamed reply once engine.loopstop says it is certainly degenerate; it is then
+    # returned with finish_reason "length", as the token limit would have ended it.
+    stop_loops: bool = False
 
 
 def _classify_status(status: int, body: str, retry_after: str | None) -> Exception:
@@ -120,6 +124,9 @@ def _server_timings(raw: dict[str, Any] | None, timings: Timings, usage: Usage) 
     timings.prompt_tps = raw.get("prompt_per_second", timings.prompt_tps)
     if usage.cached_prompt_tokens is None and raw.get("cache_n") is not None:
         usage = usage.model_copy(update={"cached_prompt_tokens": raw.get("cache_n")})
+    evaluated = raw.get("prompt_n")
+    if isinstance(evaluated, int) and not isinstance(evaluated, bool) and evaluated >= 0:
+        usage = usage.model_copy(update={"evaluated_prompt_tokens": evaluated})
     return usage
 
 
@@ -140,6 +147,7 @@ class _StreamState:
         # Servers that stream without usage (llama-cpp-python) send about one token per content delta.
         self.deltas = 0
         self.chunks = 0
+        self.chars = 0  # content and reasoning characters so far
 
     def feed(self, chunk: dict[str, Any], now: float) -> None:
         self.chunks += 1
@@ -157,8 +165,10 @@ class _StreamState:
                 self.deltas += 1
             if text:
                 self.content.append(text)
+                self.chars += len(text)
             if thought:
                 self.reasoning.append(thought)
+                self.chars += len(thought)
             for part in delta.get("tool_calls") or []:
                 self._feed_call(part)
             if choice.get("finish_reason"):
@@ -208,6 +218,7 @@ class ChatClient:
         if settings.api_key:
             headers["Authorization"] = f"Bearer {settings.api_key}"
         self.thinking_check: dict[str, Any] | None = None
+        self.loops_stopped = 0  # replies --stop-loops ended
         self._http = httpx.AsyncClient(
             base_url=settings.endpoint.rstrip("/"),
             headers=headers,
@@ -382,6 +393,7 @@ class ChatClient:
     async def _stream(self, body: dict[str, Any]) -> Reply:
         started = time.perf_counter()
         state = _StreamState()
+        watch = LoopWatch() if self.settings.stop_loops else None
         try:
             async with self._http.stream("POST", "/chat/completions", json=body) as response:
                 if response.status_code != 200:
@@ -403,6 +415,12 @@ class ChatClient:
                         err = json.dumps(chunk["error"])
                         raise _classify_status(500, err, None)
                     state.feed(chunk, time.perf_counter())
+                    if watch is not None and state.finish_reason is None and watch.due(state.chars) and watch.looping(
+                            "".join(state.content), "".join(state.reasoning)):
+                        # Leaving the block closes the connection, which ends the generation on the server.
+                        state.finish_reason = "length"
+                        self.loops_stopped += 1
+                        break
         except httpx.TimeoutException as exc:
             raise InfraError(f"request timed out: {type(exc).__name__}") from exc
         except httpx.TransportError as exc:

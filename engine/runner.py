@@ -27,7 +27,7 @@ from engine.modules import MODULES
 from engine.modules.base import Conversation, Env, LoadedTask
 from engine.preflight import ServerInfo, probe
 from engine.results import load_run_file, write_run_file
-from engine.runcost import PromptCounters, run_cost
+from engine.runcost import run_cost
 from engine.schema import CheckpointHeader, Grade, Provenance, RunFile, RunSettings, TrialRecord, Turn
 
 
@@ -74,8 +74,12 @@ class RunConfig:
     warm_up: bool = False
     ready_timeout_s: float = 300.0
     server_kind: str | None = None
-    # Reads the server's running prompt-cache totals (the embedded server's log); None when it cannot.
-    prompt_counters: Callable[[], PromptCounters] | None = field(default=None, repr=False)
+    # --stop-loops: end a streamed reply once it is certainly degenerate (recorded in the run's settings).
+    stop_loops: bool = False
+    # The embedded server runs a model whose own chat template may render no tools (SmolLM2's does not).
+    # Its user cannot change that template, and the tools module lists the tools in its system prompt as
+    # well, so such a run goes ahead (recorded) instead of being refused as a misconfigured server would be.
+    allow_template_without_tools: bool = False
     # "task" runs a task's trials back to back so the server's prefix cache serves the repeated prompt;
     # "trial" runs every task once before any runs twice (kept for the benchmark's before/after).
     job_order: str = "task"
@@ -132,6 +136,7 @@ def _settings(cfg: RunConfig, trials: int) -> RunSettings:
         max_tokens=cfg.max_tokens,
         concurrency=cfg.concurrency or 1,
         sandbox_backend=cfg.sandbox_backend,
+        stop_loops=cfg.stop_loops,
     )
 
 
@@ -289,7 +294,6 @@ class Runner:
         commit = _git_commit()
         done = {(r.task_id, r.trial) for r in kept}
         jobs = job_list(tasks, trials, done, cfg.job_order)
-        counters_before = cfg.prompt_counters() if cfg.prompt_counters else None
         checkpoint.open(header, kept)
         results: list[TrialRecord] = list(kept)
         client = ChatClient(ClientSettings(
@@ -297,6 +301,7 @@ class Runner:
             thinking=cfg.thinking, max_retries=cfg.max_retries, backoff_s=cfg.backoff_s,
             timeout_s=cfg.request_timeout_s, top_p=cfg.top_p, server_kind=cfg.server_kind or servers.OTHER,
             served_context=cfg.served_context, sampler=servers.sampler_fields(cfg.server_kind),
+            stop_loops=cfg.stop_loops,
         ))
         progress = _progress(cfg.show_progress, len(jobs) + len(kept), len(kept), cfg.model)
         queue: asyncio.Queue[tuple[LoadedTask, int]] = asyncio.Queue()
@@ -324,8 +329,8 @@ class Runner:
             await client.aclose()
         wall = time.perf_counter() - started
         ran = results[len(kept):]
-        counters = cfg.prompt_counters().since(counters_before) if cfg.prompt_counters and counters_before else None
-        cost = run_cost(ran, wall, max(1, cfg.concurrency or 1), counters)
+        cost = run_cost(ran, wall, max(1, cfg.concurrency or 1),
+                        client.loops_stopped if cfg.stop_loops else None)
         advice = _advice(cfg, results, client)
         order = {t.id: i for i, t in enumerate(tasks)}
         results.sort(key=lambda r: (order[r.task_id], r.trial))
@@ -448,6 +453,16 @@ def _needs_tools(cfg: RunConfig) -> bool:
     return any(_uses_tools(t.task.module) for t in tasks)
 
 
+def required_context(cfg: RunConfig) -> int | None:
+    """The largest context window a selected task needs (an estimate), or None when the selection is bad
+    (the run's own planning reports that)."""
+    try:
+        tasks = select(_bank(cfg), profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
+    except UserError:
+        return None
+    return max((MODULES[t.task.module].required_context(t) for t in tasks), default=None)
+
+
 async def preflight(cfg: RunConfig) -> ServerInfo:
     """Identify the server and settle what the user left open: window, concurrency, sampler."""
     if cfg.warm_up:
@@ -460,8 +475,14 @@ async def preflight(cfg: RunConfig) -> ServerInfo:
         endpoint=cfg.endpoint, model=cfg.model, api_key=cfg.api_key, temperature=cfg.temperature,
         top_p=cfg.top_p, thinking=cfg.thinking, timeout_s=cfg.request_timeout_s, backoff_s=cfg.backoff_s,
     )
-    info = await probe(cfg.endpoint, cfg.api_key, cfg.model, warm=cfg.warm_up, needs_tools=_needs_tools(cfg),
+    needs_tools = _needs_tools(cfg)
+    info = await probe(cfg.endpoint, cfg.api_key, cfg.model, warm=cfg.warm_up,
+                       needs_tools=needs_tools and not cfg.allow_template_without_tools,
                        client_settings=base, ready_timeout_s=cfg.ready_timeout_s)
+    if needs_tools and cfg.allow_template_without_tools and info.tool_support is False:
+        info.details["tools_note"] = ("the model's chat template renders no tools: the model sees them only "
+                                      "in the tools module's system prompt and can call them as text")
+        print(f"note: {info.details['tools_note']}", file=sys.stderr)
     cfg.server_kind = info.kind
     if cfg.served_context is None:
         cfg.served_context = info.served_context

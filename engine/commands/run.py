@@ -9,10 +9,10 @@ from pathlib import Path
 
 from engine.config import Settings, parse_bool
 from engine.errors import UserError
-from engine.local_server import embedded_server
+from engine.local_server import choose_layout, embedded_server
 from engine.models_file import load_models
 from engine.results import default_output
-from engine.runner import RunConfig, run_benchmark
+from engine.runner import RunConfig, required_context, run_benchmark
 from engine.schema import MODULE_NAMES
 from engine.scorecard import render
 from engine.scoring import score_run
@@ -62,8 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--add-trials", type=int, default=0, metavar="N",
                    help="add N trials per task to an existing run (keeps the trials already done)")
     p.add_argument("--concurrency", "-c", type=_concurrency, metavar="N|auto",
-                   help="parallel trials (default auto: 1 for Ollama, LM Studio and llama-cpp-python, "
-                        "the slot count for llama.cpp, 4 for vLLM)")
+                   help="parallel trials (default auto: the slot count for llama.cpp and the embedded server, "
+                        "1 for Ollama, LM Studio and llama-cpp-python, 4 for vLLM)")
     p.add_argument("--profile", choices=("full", "fast"), help="full bank (39 tasks) or the fast subset (17)")
     p.add_argument("--filter", "-k", dest="pattern", help="only tasks whose id matches this glob or substring")
     p.add_argument("--modules", type=_modules, help=f"comma-separated subset of: {','.join(MODULE_NAMES)}")
@@ -84,7 +84,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-undersized-context", action="store_true",
                    help="run even when the served context window is too small for some tasks")
     p.add_argument("--tasks-dir", type=Path, help="task bank folder (default ./tasks)")
-    p.add_argument("--context", type=int, help="embedded server only: context window (default from models.yaml)")
+    p.add_argument("--context", type=int,
+                   help="embedded server only: the window of one slot (default: what the selected tasks need, "
+                        "at most the model's context in models.yaml)")
+    p.add_argument("--slots", type=int,
+                   help="embedded server only: parallel slots (default: up to 4, by the usable cores)")
+    p.add_argument("--stop-loops", action="store_true",
+                   help="end a streamed reply once it is certainly looping (recorded as degenerate, as at the "
+                        "token limit); saves decode time, recorded in the run's settings and flagged on the board")
     p.add_argument("--sandbox", help="code sandbox backend: docker, bubblewrap (default: the first that works)")
     p.add_argument("--sandbox-memory", type=int, default=256, metavar="MB",
                    help="memory cap for sandboxed code (default 256)")
@@ -132,7 +139,16 @@ def build_config(args: argparse.Namespace, settings: Settings) -> RunConfig:
         sandbox_name=settings.get("BENCH_SANDBOX", args.sandbox, str, None),  # type: ignore[arg-type]
         sandbox_memory_mb=args.sandbox_memory,
         allow_unsandboxed=args.allow_unsandboxed,
+        stop_loops=args.stop_loops,
     )
+
+
+def _embedded_layout(args: argparse.Namespace, cfg: RunConfig, entry):
+    """Threads, slots and the per-slot window for this machine and the selected tasks."""
+    layout = choose_layout(entry, needed_context=required_context(cfg), context=args.context, slots=args.slots)
+    print(f"  {layout.slots} slot(s) of {layout.context_per_slot} tokens, {layout.threads} thread(s)",
+          file=sys.stderr)
+    return layout
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -147,10 +163,11 @@ def handle(args: argparse.Namespace) -> int:
                                 "it; add it there or give --endpoint for your own server")
             print(f"no endpoint configured: starting the embedded llama.cpp server with {entry.name} …",
                   file=sys.stderr)
-            server = stack.enter_context(embedded_server(entry, context=args.context))
-            cfg.endpoint, cfg.model, cfg.served_context = server.endpoint, server.model, server.context
-            cfg.server_meta = {"embedded": True, "model_file": server.model_file.name}
-            cfg.prompt_counters = server.prompt_counters
+            server = stack.enter_context(embedded_server(entry, _embedded_layout(args, cfg, entry)))
+            cfg.endpoint, cfg.model = server.endpoint, server.model
+            cfg.allow_template_without_tools = True
+            cfg.server_meta = {"embedded": True, "model_file": server.model_file.name,
+                               "embedded_server": f"xllamacpp {server.version}", "threads": server.threads}
         if cfg.output == Path("."):
             cfg.output = default_output(cfg.model)
         run = run_benchmark(cfg)
