@@ -34,7 +34,7 @@ def _decode_median(trials: list[TrialRecord]) -> float | None:
 
 
 def run_cost(trials: list[TrialRecord], wall_s: float, concurrency: int,
-             loops_stopped: int | None = None) -> RunCost:
+             loops_stopped: int | None = None, skipped_as_decided: int | None = None) -> RunCost:
     """The cost of the trials one invocation ran. Where every reply said both how many prompt tokens came
     from the cache and how many were computed, both are summed; where replies gave only the cached count,
     only that is stated, since servers disagree on whether prompt_tokens includes the cached part."""
@@ -62,6 +62,7 @@ def run_cost(trials: list[TrialRecord], wall_s: float, concurrency: int,
         cache_source=source,
         decode_tps_median=_decode_median(trials),
         replies_stopped_as_loops=loops_stopped,
+        trials_skipped_as_decided=skipped_as_decided,
     )
 
 
@@ -84,4 +85,6 @@ def describe(cost: RunCost) -> str:
         parts.append(f"median decode {cost.decode_tps_median:.1f} tokens/s per stream")
     if cost.replies_stopped_as_loops:
         parts.append(f"--stop-loops ended {cost.replies_stopped_as_loops} looping repl(ies) early")
+    if cost.trials_skipped_as_decided:
+        parts.append(f"--early-stop skipped {cost.trials_skipped_as_decided} trial(s) of tasks already failed")
     return "; ".join(parts)

@@ -76,6 +76,8 @@ class RunConfig:
     server_kind: str | None = None
     # --stop-loops: end a streamed reply once it is certainly degenerate (recorded in the run's settings).
     stop_loops: bool = False
+    # --early-stop: skip a task's remaining trials once one has failed (its pass^k is then decided: 0).
+    early_stop: bool = False
     # The embedded server runs a model whose own chat template may render no tools (SmolLM2's does not).
     # Its user cannot change that template, and the tools module lists the tools in its system prompt as
     # well, so such a run goes ahead (recorded) instead of being refused as a misconfigured server would be.
@@ -137,7 +139,14 @@ def _settings(cfg: RunConfig, trials: int) -> RunSettings:
         concurrency=cfg.concurrency or 1,
         sandbox_backend=cfg.sandbox_backend,
         stop_loops=cfg.stop_loops,
+        early_stop=cfg.early_stop,
     )
+
+
+def decided_tasks(records: list[TrialRecord]) -> set[str]:
+    """Tasks whose pass^k is already decided: one scorable trial failed, so no later trial can make all k
+    pass. (A task whose trials all pass so far is decided only by its last one.)"""
+    return {r.task_id for r in records if r.scorable and not r.passed}
 
 
 def _check_context(tasks: list[LoadedTask], served: int | None, allow: bool) -> None:
@@ -293,7 +302,11 @@ class Runner:
         # Taken now, not when the file is written: the code may be committed over while a long run goes on.
         commit = _git_commit()
         done = {(r.task_id, r.trial) for r in kept}
-        jobs = job_list(tasks, trials, done, cfg.job_order)
+        # With --early-stop every task runs once before any runs twice: task-major order would start a task's
+        # trials together on parallel slots, before the first could decide the rest.
+        jobs = job_list(tasks, trials, done, "trial" if cfg.early_stop else cfg.job_order)
+        decided = decided_tasks(kept) if cfg.early_stop else set()
+        skipped = 0
         checkpoint.open(header, kept)
         results: list[TrialRecord] = list(kept)
         client = ChatClient(ClientSettings(
@@ -309,14 +322,20 @@ class Runner:
             queue.put_nowait(job)
 
         async def worker() -> None:
+            nonlocal skipped
             while True:
                 try:
                     task, trial = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
+                if task.id in decided:
+                    skipped += 1
+                    continue
                 record = await self._episode(client, task, trial)
                 checkpoint.append(record)
                 results.append(record)
+                if cfg.early_stop:
+                    decided.update(decided_tasks([record]))
                 if self.on_trial:
                     self.on_trial(record)
                 progress.advance(record)
@@ -330,7 +349,8 @@ class Runner:
         wall = time.perf_counter() - started
         ran = results[len(kept):]
         cost = run_cost(ran, wall, max(1, cfg.concurrency or 1),
-                        client.loops_stopped if cfg.stop_loops else None)
+                        client.loops_stopped if cfg.stop_loops else None,
+                        skipped if cfg.early_stop else None)
         advice = _advice(cfg, results, client)
         order = {t.id: i for i, t in enumerate(tasks)}
         results.sort(key=lambda r: (order[r.task_id], r.trial))

@@ -170,6 +170,9 @@ class RunSettings(Strict):
     # --stop-loops: streamed replies were ended once certainly degenerate (recorded as they would have been
     # at the token limit); the board flags a run that used it.
     stop_loops: bool = False
+    # --early-stop: a task's remaining trials were skipped once one failed (its pass^k was then 0 whatever
+    # they did); the scoring scores such a task on the trials it ran, and the board flags the run.
+    early_stop: bool = False
 
 
 class RunCost(Strict):
@@ -190,6 +193,8 @@ class RunCost(Strict):
     decode_tps_median: float | None = None
     # Replies that --stop-loops ended before the token limit (None: the run did not use it).
     replies_stopped_as_loops: int | None = None
+    # Trials --early-stop skipped because their task had already failed (None: the run did not use it).
+    trials_skipped_as_decided: int | None = None
 
 
 class Provenance(Strict):

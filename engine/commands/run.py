@@ -92,6 +92,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--stop-loops", action="store_true",
                    help="end a streamed reply once it is certainly looping (recorded as degenerate, as at the "
                         "token limit); saves decode time, recorded in the run's settings and flagged on the board")
+    p.add_argument("--early-stop", action="store_true",
+                   help="skip a task's remaining trials once one has failed (its pass^k is then 0 whatever "
+                        "they do); runs every task once before any twice; its det score then rests on fewer "
+                        "trials, so the setting is recorded and flagged on the board")
     p.add_argument("--sandbox", help="code sandbox backend: docker, bubblewrap (default: the first that works)")
     p.add_argument("--sandbox-memory", type=int, default=256, metavar="MB",
                    help="memory cap for sandboxed code (default 256)")
@@ -140,6 +144,7 @@ def build_config(args: argparse.Namespace, settings: Settings) -> RunConfig:
         sandbox_memory_mb=args.sandbox_memory,
         allow_unsandboxed=args.allow_unsandboxed,
         stop_loops=args.stop_loops,
+        early_stop=args.early_stop,
     )
 
 
