@@ -330,6 +330,7 @@ class Runner:
                     return
                 if task.id in decided:
                     skipped += 1
+                    progress.skip()
                     continue
                 record = await self._episode(client, task, trial)
                 checkpoint.append(record)
@@ -427,6 +428,11 @@ class _Progress:
         if self.enabled:
             status = f"failed {self.failed} · excluded {self.excluded}"
             self._bar.update(self._task, advance=1, status=status)
+
+    def skip(self) -> None:
+        """A trial --early-stop skipped: the bar still reaches its end."""
+        if self.enabled:
+            self._bar.update(self._task, advance=1)
 
 
 def _progress(enabled: bool, total: int, completed: int, label: str) -> _Progress:
