@@ -4,8 +4,8 @@ Each order gets a fresh server (cold cache) and runs the same selection with the
 ``trial`` runs every task once before any runs twice (the runner's old order), ``task`` runs a task's
 trials back to back (the runner's order now). On a single-slot server only the second lets the prefix
 cache serve a task's repeated opening prompt. Prints, per order, the wall time, the time spent waiting
-for the server, and the prompt tokens the server took from its cache against those it computed (read
-from the server's log), then whether the two orders produced the same replies.
+for the server, and the prompt tokens the server took from its cache against those it computed (from the
+``timings`` of its replies), then whether the two orders produced the same replies.
 
     python benchmarks/bench_prefix_cache.py [--filter 'lc_[mn]*'] [--trials 3]
 
@@ -27,17 +27,18 @@ sys.path.insert(0, str(ROOT))
 
 
 def run_order(order: str, pattern: str, trials: int, out: Path):
-    from engine.local_server import embedded_server
+    from engine.local_server import Layout, embedded_server
     from engine.models_file import load_models
     from engine.runner import RunConfig, run_benchmark
 
     models = load_models()
     entry = models.find(models.default)
-    with embedded_server(entry) as server:
+    # One slot: the order only matters where a second task in between evicts the first one's prompt.
+    with embedded_server(entry, Layout(threads=os.cpu_count() or 1, slots=1, context_per_slot=8192)) as server:
         cfg = RunConfig(
             model=server.model, endpoint=server.endpoint, output=out, trials=trials, pattern=pattern,
-            served_context=server.context, show_progress=False, job_order=order, resume=False,
-            server_meta={"embedded": True}, prompt_counters=server.prompt_counters,
+            show_progress=False, job_order=order, resume=False, concurrency=1,
+            server_meta={"embedded": True},
         )
         started = time.perf_counter()
         run = run_benchmark(cfg)

@@ -398,6 +398,10 @@ SETTING_FIELDS: tuple[tuple[str, str, Callable[[RunFile], object]], ...] = (
         ),
     ),
     ("sandbox", "Sandbox", lambda r: r.settings.sandbox_backend or "none"),
+    # --stop-loops ends looping replies early; verdicts should not change, but a row that used it says so.
+    ("stop_loops", "Stop loops", lambda r: "on" if r.settings.stop_loops else "off"),
+    # --early-stop scores a failed task on fewer trials: its pass^k is the same, its det score is not.
+    ("early_stop", "Early stop", lambda r: "on" if r.settings.early_stop else "off"),
 )
 # Shown on the card but not compared (they describe the machine, not what the model saw).
 INFO_FIELDS: tuple[tuple[str, str, Callable[[RunFile], object]], ...] = (

@@ -17,6 +17,7 @@ import httpx
 
 from engine import scrub, servers
 from engine.errors import ContextOverflow, InfraError, ToolCallParseFailure
+from engine.loopstop import LoopWatch
 from engine.normalise import extract_text_tool_calls, split_reasoning
 from engine.overflow import PromptCheck, SilentTruncation, prompt_token_floor, server_token_counter
 from engine.replies import Chunk, Completion, ToolCallPart, UsageBlock, ValidationError, describe
@@ -90,6 +91,9 @@ class ClientSettings:
         base = RequestLimits()
         return replace(base, connect_s=self.connect_timeout_s, total_s=self.timeout_s,
                        first_byte_s=min(base.first_byte_s, self.timeout_s), idle_s=min(base.idle_s, self.timeout_s))
+    # --stop-loops: end a streamed reply once engine.loopstop says it is certainly degenerate; it is then
+    # returned with finish_reason "length", as the token limit would have ended it.
+    stop_loops: bool = False
 
 
 #: Tries after a timed-out request: a server that stalled for minutes likely stalls again, and retrying it
@@ -160,6 +164,9 @@ def _server_timings(raw: dict[str, Any] | None, timings: Timings, usage: Usage) 
     timings.prompt_tps = raw.get("prompt_per_second", timings.prompt_tps)
     if usage.cached_prompt_tokens is None and raw.get("cache_n") is not None:
         usage = usage.model_copy(update={"cached_prompt_tokens": raw.get("cache_n")})
+    evaluated = raw.get("prompt_n")
+    if isinstance(evaluated, int) and not isinstance(evaluated, bool) and evaluated >= 0:
+        usage = usage.model_copy(update={"evaluated_prompt_tokens": evaluated})
     return usage
 
 
@@ -180,7 +187,7 @@ class _StreamState:
         # Servers that stream without usage (llama-cpp-python) send about one token per content delta.
         self.deltas = 0
         self.chunks = 0
-        self.chars = 0
+        self.chars = 0  # content and reasoning characters so far
 
     def feed(self, chunk: Chunk, now: float) -> None:
         self.chunks += 1
@@ -267,6 +274,7 @@ class ChatClient:
         scrub.register_url(settings.endpoint)
         self.thinking_check: dict[str, Any] | None = None
         lim = self.limits
+        self.loops_stopped = 0  # replies --stop-loops ended
         self._http = httpx.AsyncClient(
             base_url=settings.endpoint.rstrip("/"),
             headers=headers,
@@ -470,6 +478,7 @@ class ChatClient:
                                                "(--idle-timeout)")
 
         received = 0
+        watch = LoopWatch() if self.settings.stop_loops else None
         try:
             async with self._http.stream("POST", "/chat/completions", json=body) as response:
                 if response.status_code != 200:
@@ -501,6 +510,12 @@ class ChatClient:
                     if state.over_budget(max_tokens):
                         # The server ran past max_tokens: the reply ends here, as if it had kept the budget.
                         state.finish_reason = "length"
+                        break
+                    if watch is not None and state.finish_reason is None and watch.due(state.chars) and watch.looping(
+                            "".join(state.content), "".join(state.reasoning)):
+                        # Leaving the block closes the connection, which ends the generation on the server.
+                        state.finish_reason = "length"
+                        self.loops_stopped += 1
                         break
         except httpx.TimeoutException as exc:
             raise RequestTimeout(f"request timed out: {type(exc).__name__}") from exc

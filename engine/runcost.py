@@ -1,54 +1,20 @@
-"""What a run cost: the time spent waiting for the server against the time spent in the engine, and the
-prompt tokens the server served from its prefix cache against those it computed again.
+"""What a run cost: the time spent waiting for the server against the time spent in the engine, the prompt
+tokens the server served from its prefix cache against those it computed again, and its decode rate.
 
-Two sources give the cache figure. A server that reports it per reply (llama.cpp's ``timings.cache_n``,
-vLLM's ``prompt_tokens_details.cached_tokens``) is summed from the trial records; llama-cpp-python reports
-nothing per reply, but its log says, request by request, how long a prefix it reused and how many prompt
-tokens it evaluated, so for the embedded server the log is read before and after the run.
+Every figure comes from the trial records, that is from the server's own replies: llama.cpp (the embedded
+server included) sends ``timings`` with ``cache_n`` (prompt tokens taken from the cache), ``prompt_n``
+(computed) and ``predicted_per_second`` on every reply; vLLM reports
+``prompt_tokens_details.cached_tokens`` alone.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from pathlib import Path
+from statistics import median
 
-from engine.schema import RunCost, TrialRecord
+from engine.schema import RunCost, TrialRecord, Usage
 
-# llama-cpp-python writes these to stderr (verbose is on by default in its server).
-_PREFIX_HIT = re.compile(r"Llama\.generate: (\d+) prefix-match hit")
-_PROMPT_EVAL = re.compile(r"prompt eval time =\s*[\d.]+ ms /\s*(\d+) tokens")
-
-LOG_SOURCE = "llama-cpp-python server log"
+TIMINGS_SOURCE = "llama.cpp timings (cache_n, prompt_n) of every reply"
 USAGE_SOURCE = "cached-token counts the server reported per reply"
-
-
-@dataclass(frozen=True)
-class PromptCounters:
-    """Running totals over a server's life; subtract two snapshots for one run's share."""
-
-    requests: int = 0
-    cached: int = 0
-    evaluated: int = 0
-
-    def since(self, earlier: PromptCounters) -> PromptCounters:
-        return PromptCounters(self.requests - earlier.requests, self.cached - earlier.cached,
-                              self.evaluated - earlier.evaluated)
-
-
-def counters_from_log(text: str) -> PromptCounters:
-    """Totals from a llama-cpp-python server log: one ``prompt eval`` line per completed request, preceded
-    by a ``prefix-match hit`` line whenever part of the prompt was already in the KV cache."""
-    evaluated = [int(m) for m in _PROMPT_EVAL.findall(text)]
-    return PromptCounters(requests=len(evaluated), cached=sum(int(m) for m in _PREFIX_HIT.findall(text)),
-                          evaluated=sum(evaluated))
-
-
-def read_log_counters(log: Path) -> PromptCounters:
-    try:
-        return counters_from_log(log.read_text(errors="replace"))
-    except OSError:
-        return PromptCounters()
 
 
 def server_wait_s(trials: list[TrialRecord]) -> float:
@@ -57,22 +23,34 @@ def server_wait_s(trials: list[TrialRecord]) -> float:
     return total_ms / 1000
 
 
+def _usages(trials: list[TrialRecord]) -> list[Usage]:
+    return [t.usage for tr in trials for t in tr.turns if t.role == "assistant" and t.usage]
+
+
+def _decode_median(trials: list[TrialRecord]) -> float | None:
+    rates = [t.timings.decode_tps for tr in trials for t in tr.turns
+             if t.role == "assistant" and t.timings and t.timings.decode_tps]
+    return round(median(rates), 1) if rates else None
+
+
 def run_cost(trials: list[TrialRecord], wall_s: float, concurrency: int,
-             log_counters: PromptCounters | None = None) -> RunCost:
-    """The cost of the trials one invocation ran. The log's figures win over per-reply usage because the
-    embedded server reports no usage at all; for other servers the usage fields are summed when present."""
+             loops_stopped: int | None = None, skipped_as_decided: int | None = None) -> RunCost:
+    """The cost of the trials one invocation ran. Where every reply said both how many prompt tokens came
+    from the cache and how many were computed, both are summed; where replies gave only the cached count,
+    only that is stated, since servers disagree on whether prompt_tokens includes the cached part."""
+    usages = _usages(trials)
     cached: int | None = None
     evaluated: int | None = None
     source: str | None = None
-    if log_counters is not None and log_counters.requests > 0:
-        cached, evaluated, source = log_counters.cached, log_counters.evaluated, LOG_SOURCE
+    if usages and all(u.cached_prompt_tokens is not None and u.evaluated_prompt_tokens is not None
+                      for u in usages):
+        cached = sum(u.cached_prompt_tokens or 0 for u in usages)
+        evaluated = sum(u.evaluated_prompt_tokens or 0 for u in usages)
+        source = TIMINGS_SOURCE
     else:
-        usages = [t.usage for tr in trials for t in tr.turns if t.role == "assistant" and t.usage]
         reported = [u for u in usages if u.cached_prompt_tokens is not None]
         if reported:
             cached = sum(u.cached_prompt_tokens or 0 for u in reported)
-            # Servers disagree on whether prompt_tokens includes the cached part, so only the cached count
-            # is stated, never a difference that could be wrong by the whole cache.
             source = USAGE_SOURCE
     return RunCost(
         trials_run=len(trials),
@@ -82,6 +60,9 @@ def run_cost(trials: list[TrialRecord], wall_s: float, concurrency: int,
         prompt_tokens_cached=cached,
         prompt_tokens_evaluated=evaluated,
         cache_source=source,
+        decode_tps_median=_decode_median(trials),
+        replies_stopped_as_loops=loops_stopped,
+        trials_skipped_as_decided=skipped_as_decided,
     )
 
 
@@ -90,8 +71,8 @@ def describe(cost: RunCost) -> str:
     if cost.trials_run == 0 or cost.wall_s <= 0:
         return "no trial was run by this invocation"
     share = cost.server_wait_s / (cost.wall_s * cost.concurrency)
-    parts = [f"this invocation: {cost.trials_run} trial(s) in {cost.wall_s / 60:.1f} min, "
-             f"{share * 100:.1f}% of it waiting for the server"]
+    parts = [f"this invocation: {cost.trials_run} trial(s) in {cost.wall_s / 60:.1f} min at concurrency "
+             f"{cost.concurrency}, {share * 100:.1f}% of it waiting for the server"]
     if cost.prompt_tokens_cached is not None and cost.prompt_tokens_evaluated is not None:
         total = cost.prompt_tokens_cached + cost.prompt_tokens_evaluated
         if total:
@@ -100,4 +81,10 @@ def describe(cost: RunCost) -> str:
                          "cached)")
     elif cost.prompt_tokens_cached is not None:
         parts.append(f"prompt tokens from the server's cache: {cost.prompt_tokens_cached:,}")
+    if cost.decode_tps_median is not None:
+        parts.append(f"median decode {cost.decode_tps_median:.1f} tokens/s per stream")
+    if cost.replies_stopped_as_loops:
+        parts.append(f"--stop-loops ended {cost.replies_stopped_as_loops} looping repl(ies) early")
+    if cost.trials_skipped_as_decided:
+        parts.append(f"--early-stop skipped {cost.trials_skipped_as_decided} trial(s) of tasks already failed")
     return "; ".join(parts)

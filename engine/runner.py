@@ -28,7 +28,7 @@ from engine.modules.base import Conversation, Env, LoadedTask
 from engine.preflight import ServerInfo, probe
 from engine.requestlimits import RequestLimits
 from engine.results import load_run_file, write_run_file
-from engine.runcost import PromptCounters, run_cost
+from engine.runcost import run_cost
 from engine.schema import CheckpointHeader, Grade, Provenance, RunFile, RunSettings, TrialRecord, Turn
 
 
@@ -78,8 +78,14 @@ class RunConfig:
     warm_up: bool = False
     ready_timeout_s: float = 300.0
     server_kind: str | None = None
-    # Reads the server's running prompt-cache totals (the embedded server's log); None when it cannot.
-    prompt_counters: Callable[[], PromptCounters] | None = field(default=None, repr=False)
+    # --stop-loops: end a streamed reply once it is certainly degenerate (recorded in the run's settings).
+    stop_loops: bool = False
+    # --early-stop: skip a task's remaining trials once one has failed (its pass^k is then decided: 0).
+    early_stop: bool = False
+    # The embedded server runs a model whose own chat template may render no tools (SmolLM2's does not).
+    # Its user cannot change that template, and the tools module lists the tools in its system prompt as
+    # well, so such a run goes ahead (recorded) instead of being refused as a misconfigured server would be.
+    allow_template_without_tools: bool = False
     # "task" runs a task's trials back to back so the server's prefix cache serves the repeated prompt;
     # "trial" runs every task once before any runs twice (kept for the benchmark's before/after).
     job_order: str = "task"
@@ -136,7 +142,15 @@ def _settings(cfg: RunConfig, trials: int) -> RunSettings:
         max_tokens=cfg.max_tokens,
         concurrency=cfg.concurrency or 1,
         sandbox_backend=cfg.sandbox_backend,
+        stop_loops=cfg.stop_loops,
+        early_stop=cfg.early_stop,
     )
+
+
+def decided_tasks(records: list[TrialRecord]) -> set[str]:
+    """Tasks whose pass^k is already decided: one scorable trial failed, so no later trial can make all k
+    pass. (A task whose trials all pass so far is decided only by its last one.)"""
+    return {r.task_id for r in records if r.scorable and not r.passed}
 
 
 def _check_context(tasks: list[LoadedTask], served: int | None, allow: bool) -> None:
@@ -295,8 +309,11 @@ class Runner:
         # Taken now, not when the file is written: the code may be committed over while a long run goes on.
         commit = _git_commit()
         done = {(r.task_id, r.trial) for r in kept}
-        jobs = job_list(tasks, trials, done, cfg.job_order)
-        counters_before = cfg.prompt_counters() if cfg.prompt_counters else None
+        # With --early-stop every task runs once before any runs twice: task-major order would start a task's
+        # trials together on parallel slots, before the first could decide the rest.
+        jobs = job_list(tasks, trials, done, "trial" if cfg.early_stop else cfg.job_order)
+        decided = decided_tasks(kept) if cfg.early_stop else set()
+        skipped = 0
         checkpoint.open(header, kept)
         results: list[TrialRecord] = list(kept)
         client = ChatClient(ClientSettings(
@@ -304,6 +321,7 @@ class Runner:
             thinking=cfg.thinking, max_retries=cfg.max_retries, backoff_s=cfg.backoff_s,
             timeout_s=cfg.request_timeout_s, top_p=cfg.top_p, server_kind=cfg.server_kind or servers.OTHER,
             served_context=cfg.served_context, sampler=servers.sampler_fields(cfg.server_kind), limits=cfg.limits,
+            stop_loops=cfg.stop_loops,
         ))
         progress = _progress(cfg.show_progress, len(jobs) + len(kept), len(kept), cfg.model)
         queue: asyncio.Queue[tuple[LoadedTask, int]] = asyncio.Queue()
@@ -311,14 +329,21 @@ class Runner:
             queue.put_nowait(job)
 
         async def worker() -> None:
+            nonlocal skipped
             while True:
                 try:
                     task, trial = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
+                if task.id in decided:
+                    skipped += 1
+                    progress.skip()
+                    continue
                 record = await self._episode(client, task, trial)
                 checkpoint.append(record)
                 results.append(record)
+                if cfg.early_stop:
+                    decided.update(decided_tasks([record]))
                 if self.on_trial:
                     self.on_trial(record)
                 progress.advance(record)
@@ -331,8 +356,9 @@ class Runner:
             await client.aclose()
         wall = time.perf_counter() - started
         ran = results[len(kept):]
-        counters = cfg.prompt_counters().since(counters_before) if cfg.prompt_counters and counters_before else None
-        cost = run_cost(ran, wall, max(1, cfg.concurrency or 1), counters)
+        cost = run_cost(ran, wall, max(1, cfg.concurrency or 1),
+                        client.loops_stopped if cfg.stop_loops else None,
+                        skipped if cfg.early_stop else None)
         advice = _advice(cfg, results, client)
         order = {t.id: i for i, t in enumerate(tasks)}
         results.sort(key=lambda r: (order[r.task_id], r.trial))
@@ -410,6 +436,11 @@ class _Progress:
             status = f"failed {self.failed} · excluded {self.excluded}"
             self._bar.update(self._task, advance=1, status=status)
 
+    def skip(self) -> None:
+        """A trial --early-stop skipped: the bar still reaches its end."""
+        if self.enabled:
+            self._bar.update(self._task, advance=1)
+
 
 def _progress(enabled: bool, total: int, completed: int, label: str) -> _Progress:
     return _Progress(enabled and sys.stderr.isatty(), total, completed, label)
@@ -463,6 +494,16 @@ def _needs_tools(cfg: RunConfig) -> bool:
     return any(_uses_tools(t.task.module) for t in tasks)
 
 
+def required_context(cfg: RunConfig) -> int | None:
+    """The largest context window a selected task needs (an estimate), or None when the selection is bad
+    (the run's own planning reports that)."""
+    try:
+        tasks = select(_bank(cfg), profile=cfg.profile, modules=cfg.modules, pattern=cfg.pattern)
+    except UserError:
+        return None
+    return max((MODULES[t.task.module].required_context(t) for t in tasks), default=None)
+
+
 async def preflight(cfg: RunConfig) -> ServerInfo:
     """Identify the server and settle what the user left open: window, concurrency, sampler."""
     if cfg.warm_up:
@@ -476,8 +517,14 @@ async def preflight(cfg: RunConfig) -> ServerInfo:
         top_p=cfg.top_p, thinking=cfg.thinking, timeout_s=cfg.request_timeout_s, backoff_s=cfg.backoff_s,
         limits=cfg.limits,
     )
-    info = await probe(cfg.endpoint, cfg.api_key, cfg.model, warm=cfg.warm_up, needs_tools=_needs_tools(cfg),
+    needs_tools = _needs_tools(cfg)
+    info = await probe(cfg.endpoint, cfg.api_key, cfg.model, warm=cfg.warm_up,
+                       needs_tools=needs_tools and not cfg.allow_template_without_tools,
                        client_settings=base, ready_timeout_s=cfg.ready_timeout_s)
+    if needs_tools and cfg.allow_template_without_tools and info.tool_support is False:
+        info.details["tools_note"] = ("the model's chat template renders no tools: the model sees them only "
+                                      "in the tools module's system prompt and can call them as text")
+        print(f"note: {info.details['tools_note']}", file=sys.stderr)
     cfg.server_kind = info.kind
     if cfg.served_context is None:
         cfg.served_context = info.served_context

@@ -85,6 +85,9 @@ class Usage(Strict):
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cached_prompt_tokens: int | None = None
+    # Prompt tokens the server computed for this request (llama.cpp's ``timings.prompt_n``): unlike
+    # prompt_tokens, never ambiguous about the cached part.
+    evaluated_prompt_tokens: int | None = None
 
 
 class Timings(Strict):
@@ -188,6 +191,12 @@ class RunSettings(Strict):
     max_tokens: int | None = None
     concurrency: int = 1
     sandbox_backend: str | None = None
+    # --stop-loops: streamed replies were ended once certainly degenerate (recorded as they would have been
+    # at the token limit); the board flags a run that used it.
+    stop_loops: bool = False
+    # --early-stop: a task's remaining trials were skipped once one failed (its pass^k was then 0 whatever
+    # they did); the scoring scores such a task on the trials it ran, and the board flags the run.
+    early_stop: bool = False
 
 
 class RunCost(Strict):
@@ -204,6 +213,12 @@ class RunCost(Strict):
     prompt_tokens_cached: int | None = None
     prompt_tokens_evaluated: int | None = None
     cache_source: str | None = None
+    # The median decode rate over the replies whose server reported one (llama.cpp's predicted_per_second).
+    decode_tps_median: float | None = None
+    # Replies that --stop-loops ended before the token limit (None: the run did not use it).
+    replies_stopped_as_loops: int | None = None
+    # Trials --early-stop skipped because their task had already failed (None: the run did not use it).
+    trials_skipped_as_decided: int | None = None
 
 
 class Provenance(Strict):

@@ -7,7 +7,9 @@ Choices made here, each written up in ``site_src/methodology/scoring.md``:
 
 * pass^k of a task is C(c, k) / C(n, k) over its n scorable trials of which c passed: the chance that k trials
   drawn without replacement all pass. A task with fewer than k scorable trials cannot give that number and is
-  dropped from every score of the run (pass and det alike, so both describe the same tasks) and counted.
+  dropped from every score of the run (pass and det alike, so both describe the same tasks) and counted,
+  except in a run with ``--early-stop``, whose task that failed a trial scores pass^k 0 and the det score of
+  the trials it ran (the board flags such a run).
 * One k for a whole board: the largest trial count among the files loaded (``board_k``).
 * Module weights come from a named preset, are renormalised over the modules that scored at least one task,
   then held inside [0.5x, 2x] of each module's share of the bank. A weight outside that band is clipped and
@@ -212,7 +214,7 @@ def weight_caps_ok(weights: Mapping[str, float], bank_counts: Mapping[str, int] 
 # A run's scorecard
 
 
-def _task_scores(trials: Iterable[TrialRecord], k: int) -> dict[str, TaskScore]:
+def _task_scores(trials: Iterable[TrialRecord], k: int, early_stop: bool = False) -> dict[str, TaskScore]:
     grouped: dict[str, list[TrialRecord]] = {}
     for trial in trials:
         grouped.setdefault(trial.task_id, []).append(trial)
@@ -221,7 +223,10 @@ def _task_scores(trials: Iterable[TrialRecord], k: int) -> dict[str, TaskScore]:
         scorable = [r for r in records if r.scorable]
         n = len(scorable)
         c = sum(1 for r in scorable if r.passed)
-        scored = n >= k
+        # --early-stop skipped the trials after a failure: pass^k is then 0 whatever they would have done,
+        # so the task is scored on the trials it ran instead of being dropped.
+        decided = early_stop and 0 < n < k and c < n
+        scored = n >= k or decided
         det = None
         if scored:
             det = sum(r.grade.score for r in scorable if r.grade is not None) / n
@@ -232,7 +237,7 @@ def _task_scores(trials: Iterable[TrialRecord], k: int) -> dict[str, TaskScore]:
             passed_trials=c,
             excluded_trials=len(records) - n,
             scored=scored,
-            pass_k=pass_hat_k(n, c, k) if scored else None,
+            pass_k=(0.0 if decided else pass_hat_k(n, c, k)) if scored else None,
             det_score=det,
         )
     return out
@@ -264,7 +269,8 @@ def score_run(
     if k < 1:
         raise UserError(f"k must be at least 1, got {k}")
     preset = preset_weights(weights)
-    tasks = _task_scores(run.trials, k)
+    # Only the trials --early-stop skipped count as decided, not trials a smaller run never planned.
+    tasks = _task_scores(run.trials, k, run.settings.early_stop and k <= run.settings.trials)
 
     by_module: dict[str, list[TaskScore]] = {}
     for ts in tasks.values():

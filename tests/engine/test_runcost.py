@@ -1,50 +1,40 @@
-"""Where a run's time and prompt tokens went: the log reader, the cost record, and the job order."""
+"""Where a run's time and prompt tokens went: the cost record from the servers' own replies, and the job
+order."""
 
 from __future__ import annotations
 
-from engine.runcost import LOG_SOURCE, USAGE_SOURCE, PromptCounters, counters_from_log, describe, run_cost
+from engine.runcost import TIMINGS_SOURCE, USAGE_SOURCE, describe, run_cost
 from engine.runner import job_list
 from engine.schema import Timings, TrialRecord, Turn, Usage
 
-# Lines as the llama-cpp-python 0.3 server writes them: a cold request, then one that reused a prefix.
-LOG = """\
-INFO:     127.0.0.1:45168 - "POST /v1/chat/completions HTTP/1.1" 200 OK
-llama_perf_context_print:        load time =       0.78 ms
-llama_perf_context_print: prompt eval time =    7116.03 ms /   676 tokens (   10.53 ms per token,    95.00 tokens per second)
-llama_perf_context_print:        eval time =  121445.22 ms /   555 runs   (  218.82 ms per token,     4.57 tokens per second)
-INFO:     127.0.0.1:59528 - "POST /v1/chat/completions HTTP/1.1" 200 OK
-Llama.generate: 1213 prefix-match hit, remaining 137 prompt tokens to eval
-llama_perf_context_print:        load time =       0.78 ms
-llama_perf_context_print: prompt eval time =    1830.45 ms /   137 tokens (   13.36 ms per token,    74.84 tokens per second)
-llama_perf_context_print:        eval time =   55924.25 ms /   220 runs   (  254.20 ms per token,     3.93 tokens per second)
-"""  # noqa: E501
 
-
-def _trial(task: str, trial: int, waits_ms: list[float], cached: int | None = None) -> TrialRecord:
+def _trial(task: str, trial: int, waits_ms: list[float], cached: int | None = None,
+           evaluated: int | None = None, tps: float | None = None) -> TrialRecord:
     turns = [Turn(role="user", content="q")]
     for ms in waits_ms:
-        turns.append(Turn(role="assistant", content="a", timings=Timings(wall_ms=ms),
-                          usage=Usage(prompt_tokens=100, cached_prompt_tokens=cached)))
+        turns.append(Turn(role="assistant", content="a", timings=Timings(wall_ms=ms, decode_tps=tps),
+                          usage=Usage(prompt_tokens=100, cached_prompt_tokens=cached,
+                                      evaluated_prompt_tokens=evaluated)))
     return TrialRecord(task_id=task, task_hash="h", module="knowledge", trial=trial, turns=turns)
 
 
-def test_log_counters_count_requests_cached_and_evaluated_tokens():
-    assert counters_from_log(LOG) == PromptCounters(requests=2, cached=1213, evaluated=676 + 137)
-    assert counters_from_log("") == PromptCounters()
-
-
-def test_counters_since_take_only_the_run_share():
-    before = counters_from_log(LOG.split("INFO:     127.0.0.1:59528")[0])
-    assert counters_from_log(LOG).since(before) == PromptCounters(requests=1, cached=1213, evaluated=137)
-
-
-def test_cost_from_the_log_sums_the_waits_of_every_call():
-    trials = [_trial("a", 0, [1500.0, 500.0]), _trial("b", 0, [1000.0])]
-    cost = run_cost(trials, wall_s=4.0, concurrency=1, log_counters=PromptCounters(2, 1213, 813))
+def test_cost_from_llama_cpp_timings_sums_cached_and_computed_tokens_and_the_waits():
+    trials = [_trial("a", 0, [1500.0, 500.0], cached=600, evaluated=100, tps=120.0),
+              _trial("b", 0, [1000.0], cached=13, evaluated=613, tps=100.0)]
+    cost = run_cost(trials, wall_s=4.0, concurrency=1)
     assert (cost.trials_run, cost.server_wait_s, cost.wall_s) == (2, 3.0, 4.0)
-    assert (cost.prompt_tokens_cached, cost.prompt_tokens_evaluated, cost.cache_source) == (1213, 813, LOG_SOURCE)
+    assert (cost.prompt_tokens_cached, cost.prompt_tokens_evaluated) == (1213, 813)
+    assert cost.cache_source == TIMINGS_SOURCE and cost.decode_tps_median == 120.0
     line = describe(cost)
     assert "75.0% of it waiting for the server" in line and "60% cached" in line
+    assert "median decode 120.0 tokens/s" in line
+
+
+def test_a_reply_without_a_computed_count_leaves_only_the_cached_total():
+    trials = [_trial("a", 0, [1000.0], cached=40, evaluated=10), _trial("b", 0, [1000.0], cached=40)]
+    cost = run_cost(trials, wall_s=2.0, concurrency=2)
+    assert (cost.prompt_tokens_cached, cost.prompt_tokens_evaluated, cost.cache_source) == (80, None, USAGE_SOURCE)
+    assert "at concurrency 2" in describe(cost)
 
 
 def test_cost_from_usage_states_only_what_the_server_reported():
@@ -53,7 +43,13 @@ def test_cost_from_usage_states_only_what_the_server_reported():
     assert "prompt tokens from the server's cache: 80" in describe(cost)
     silent = run_cost([_trial("a", 0, [1000.0])], wall_s=1.0, concurrency=1)
     assert silent.prompt_tokens_cached is None and silent.cache_source is None
+    assert silent.decode_tps_median is None and silent.replies_stopped_as_loops is None
     assert "cache" not in describe(silent)
+
+
+def test_replies_ended_by_stop_loops_are_counted_in_the_summary():
+    cost = run_cost([_trial("a", 0, [1000.0])], wall_s=1.0, concurrency=1, loops_stopped=3)
+    assert cost.replies_stopped_as_loops == 3 and "--stop-loops ended 3" in describe(cost)
 
 
 def test_job_order_runs_a_tasks_trials_back_to_back_and_skips_done_ones():
