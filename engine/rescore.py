@@ -5,7 +5,8 @@ was failed by the runner before grading (a truncation, a context overflow, broke
 record, because its verdict never came from a grader. A trial whose task changed since the run (its task
 hash no longer matches the bank) is not regraded either: the stored transcript answers a different task. A
 task whose grading version was bumped (the ``version`` field, outside the hash) is regraded and the trial
-records the new version.
+records the new version; a trial that failed before grading keeps its verdict and is stamped with the
+new version too, since no grader made it.
 Such trials, and trials whose task or module is missing here, are listed in the report.
 """
 
@@ -64,7 +65,7 @@ def rescore_run(
 ) -> RescoreReport:
     """Regrade ``run``; the input is not modified. ``sandbox_factory`` is called once, only if a code trial
     needs regrading; when it raises ``UserError`` (no sandbox here) those trials keep their grades."""
-    tasks = find_tasks(tasks_dir, {t.task_id for t in run.trials if regradable(t)})
+    tasks = find_tasks(tasks_dir, {t.task_id for t in run.trials})
     report = RescoreReport(run=run)
     sandbox: object = None
     sandbox_error: str | None = None
@@ -73,6 +74,11 @@ def rescore_run(
     for trial in run.trials:
         if not regradable(trial):
             report.untouched += 1
+            # Its verdict never came from a grader, so it holds under every grading version of the same task:
+            # stamp the current one, or a resumed run would re-run the trial for nothing.
+            same = tasks.get(trial.task_id)
+            if isinstance(same, LoadedTask) and same.hash == trial.task_hash:
+                trial = trial.model_copy(update={"task_version": same.task.version})
             new_trials.append(trial)
             continue
         task = tasks.get(trial.task_id)

@@ -64,3 +64,17 @@ def test_resume_reruns_a_trial_graded_under_an_older_version(tmp_path):
         run_once(bumped, out, srv)
         assert len(srv.requests) > first, "a trial graded under version 1 must run again under version 2"
     assert [t.task_version for t in load_run_file(out).trials] == [2]
+
+
+def test_rescore_stamps_the_version_on_a_trial_that_failed_before_grading(tmp_path):
+    from tests.helpers.scripted_server import Action, sequence
+
+    out = tmp_path / "r.json"
+    with ScriptedServer(sequence([Action(text="ha " * 400, finish_reason="length")])) as srv:
+        run_once(bank_with_version(tmp_path, None), out, srv)
+    (trial,) = load_run_file(out).trials
+    assert trial.truncation == "degenerate" and trial.task_version == 1
+    report = rescore_run(load_run_file(out), bank_with_version(tmp_path, 2))
+    assert report.regraded == 0 and report.untouched == 1
+    assert [t.task_version for t in report.run.trials] == [2]
+    assert report.run.trials[0].grade == trial.grade
