@@ -74,8 +74,8 @@ async def _decode(endpoint: str, model: str, streams: int) -> tuple[float, float
 
 
 def decode_rates() -> int:
-    from engine.local_server import choose_layout, embedded_server
-    from engine.models_file import load_models
+    from engine.core.models_file import load_models
+    from engine.model.local_server import choose_layout, embedded_server
 
     models = load_models()
     entry = models.find(models.default)
@@ -92,7 +92,7 @@ def decode_rates() -> int:
 
 
 def bench_run(label: str, args: list[str]) -> None:
-    from engine.results import load_run_file
+    from engine.core.results import load_run_file
 
     with tempfile.TemporaryDirectory(prefix="sllmb-bench-") as tmp:
         out = Path(tmp) / "run.json"
@@ -107,7 +107,7 @@ def bench_run(label: str, args: list[str]) -> None:
 
 
 def from_files(paths: list[Path]) -> None:
-    from engine.results import load_run_file
+    from engine.core.results import load_run_file
 
     for path in paths:
         run = load_run_file(path)

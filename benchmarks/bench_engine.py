@@ -31,7 +31,7 @@ def _serve(port_queue: multiprocessing.Queue, stop: multiprocessing.Event) -> No
 
 
 def bench_scripted(total: int, concurrency: int) -> None:
-    from engine.runner import RunConfig, run_benchmark
+    from engine.run.runner import RunConfig, run_benchmark
 
     queue: multiprocessing.Queue = multiprocessing.Queue()
     stop = multiprocessing.Event()

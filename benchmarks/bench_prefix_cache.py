@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def run_order(order: str, pattern: str, trials: int, out: Path):
-    from engine.local_server import Layout, embedded_server
-    from engine.models_file import load_models
-    from engine.runner import RunConfig, run_benchmark
+    from engine.core.models_file import load_models
+    from engine.model.local_server import Layout, embedded_server
+    from engine.run.runner import RunConfig, run_benchmark
 
     models = load_models()
     entry = models.find(models.default)

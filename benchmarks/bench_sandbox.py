@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.errors import InfraError  # noqa: E402
+from engine.core.errors import InfraError  # noqa: E402
 from engine.sandbox import Backend, Limits, SandboxUnavailable, make_backend  # noqa: E402
 from engine.sandbox.unsandboxed import UnsandboxedBackend  # noqa: E402
 

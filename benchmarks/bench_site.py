@@ -34,7 +34,7 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="build into this folder and keep it")
     args = parser.parse_args()
 
-    from engine.board import board_from_dir
+    from engine.publish.board import board_from_dir
     from tests.helpers.fleet import make_fleet
 
     with tempfile.TemporaryDirectory() as tmp:

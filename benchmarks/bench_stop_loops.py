@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.loopstop import CHECK_EVERY_CHARS, certainly_degenerate  # noqa: E402
+from engine.model.loopstop import CHECK_EVERY_CHARS, certainly_degenerate  # noqa: E402
 
 REFERENCE = ROOT / "results" / "reference" / "smollm2-135m-instruct_raw_results.json"
 TOOLS_MARKER = "If your interface has no native tool calling"
@@ -64,8 +64,8 @@ def reply_tokens(turn, budget: int | None) -> int:
 
 
 def measure(path: Path) -> Tally:
-    from engine.bank import load_bank
-    from engine.results import load_run_file
+    from engine.bank.load import load_bank
+    from engine.core.results import load_run_file
 
     run = load_run_file(path)
     budgets = {t.id: t.task.max_tokens for t in load_bank(None)}

@@ -12,8 +12,8 @@ import importlib
 import sys
 
 from engine import __version__
-from engine.errors import UserError
-from engine.scrub import scrub
+from engine.core.errors import UserError
+from engine.core.scrub import scrub
 
 COMMAND_MODULES = (
     "engine.commands.run",

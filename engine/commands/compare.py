@@ -12,13 +12,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from engine.analysis.judge import JudgedScore, judged_path_for, load_judged_file, score_judged
+from engine.analysis.scoring import Scorecard, board_k
+from engine.analysis.stats import Separability, separability
 from engine.commands.items import wide_console
 from engine.commands.score import load_runs, weights_arg
-from engine.errors import UserError
-from engine.judge import JudgedScore, judged_path_for, load_judged_file, score_judged
-from engine.schema import MODULE_NAMES, RunFile
-from engine.scoring import Scorecard, board_k
-from engine.stats import Separability, separability
+from engine.core.errors import UserError
+from engine.core.schema import MODULE_NAMES, RunFile
 
 # Settings that change what a model saw or how it was graded; a comparison across them is flagged.
 COMPARED_SETTINGS = ("trials", "profile", "thinking", "temperature", "max_tokens", "seed", "sandbox_backend")

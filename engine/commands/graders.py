@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from engine.core.errors import UserError
 from engine.corpus.replay import CaseResult, ModuleAccuracy, accuracy, evaluate, load_corpus
-from engine.errors import UserError
 
 DEFAULT_CORPUS = Path("tests") / "corpus"
 
@@ -69,7 +69,7 @@ def _selected(corpus_dir: Path, pattern: str | None, modules: list[str] | None) 
 def _sandbox(name: str | None, files: list, corpus_dir: Path) -> object:
     if not any((corpus_dir / "code" / f"{f.task}.yaml").is_file() for f in files):
         return None
-    from engine.modules.code import open_sandbox
+    from engine.episodes.code.module import open_sandbox
 
     handle, label = open_sandbox(name, allow_unsandboxed=False, memory_mb=256)
     if handle is None:

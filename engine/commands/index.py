@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from engine.errors import InfraError, UserError
+from engine.core.errors import InfraError, UserError
 from engine.index.aa import AA_BASE_ENV, AA_KEY_ENV, DEFAULT_AA_BASE, DEFAULT_AA_PATH, sync_aa
 from engine.index.data import DEFAULT_DATA_DIR, chosen_scores, load_entries, today
 from engine.index.hardware import DEVICES, QUANT_BITS, Layout, device_named, estimate

@@ -12,13 +12,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from engine.analysis.items import ItemReport, class_counts, classify_items
+from engine.analysis.scoring import board_k, score_run
+from engine.analysis.stats import PairTest, Separability, model_interval, separability
 from engine.commands.score import load_runs, result_files_in, weights_arg
-from engine.errors import UserError
-from engine.items import ItemReport, class_counts, classify_items
-from engine.models_file import ModelEntry, ModelsFile, default_models_path, load_models
-from engine.schema import MODULE_NAMES, RunFile
-from engine.scoring import board_k, score_run
-from engine.stats import PairTest, Separability, model_interval, separability
+from engine.core.errors import UserError
+from engine.core.models_file import ModelEntry, ModelsFile, default_models_path, load_models
+from engine.core.schema import MODULE_NAMES, RunFile
 
 
 class _Model(BaseModel):

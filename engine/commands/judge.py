@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.bank import default_tasks_dir
-from engine.config import Settings
-from engine.errors import UserError
-from engine.judge import JudgeConfig, judge_run, judged_path_for, verdict_counts, write_judged_file
-from engine.results import load_run_file
+from engine.analysis.judge import JudgeConfig, judge_run, judged_path_for, verdict_counts, write_judged_file
+from engine.bank.load import default_tasks_dir
+from engine.core.config import Settings
+from engine.core.errors import UserError
+from engine.core.results import load_run_file
 
 ENV_HELP = """environment (also read from ./.env; flags win for endpoint and model):
   JUDGE_ENDPOINT   OpenAI-compatible base URL of the judge, ending in /v1

@@ -6,11 +6,11 @@ import argparse
 import webbrowser
 from pathlib import Path
 
-from engine.board import board_from_dir, write_board_json
-from engine.errors import UserError
-from engine.fileio import atomic_write_text
-from engine.scoring import DEFAULT_PRESET, WEIGHT_PRESETS
-from engine.site.html import standalone_html
+from engine.analysis.scoring import DEFAULT_PRESET, WEIGHT_PRESETS
+from engine.core.errors import UserError
+from engine.core.fileio import atomic_write_text
+from engine.publish.board import board_from_dir, write_board_json
+from engine.publish.html import standalone_html
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -10,9 +10,18 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from engine.config import Settings, parse_bool
-from engine.errors import UserError
-from engine.probe import DEFAULT_TRIALS, GAP, ROLES, SLACK, ProbeConfig, ProbeReport, ProbeTarget, probe_task
+from engine.analysis.task_probe import (
+    DEFAULT_TRIALS,
+    GAP,
+    ROLES,
+    SLACK,
+    ProbeConfig,
+    ProbeReport,
+    ProbeTarget,
+    probe_task,
+)
+from engine.core.config import Settings, parse_bool
+from engine.core.errors import UserError
 
 EPILOG = """verdicts (exit code 0 for ACCEPT, 1 otherwise):
   ACCEPT   strong beats weak by the gap, mid in between, at most one model flaky, grading reproducible

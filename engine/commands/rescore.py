@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.bank import default_tasks_dir
-from engine.errors import UserError
-from engine.rescore import rescore_run, rescored_path_for
-from engine.results import load_run_file, write_run_file
-from engine.scoring import score_run
+from engine.analysis.scoring import score_run
+from engine.bank.load import default_tasks_dir
+from engine.core.errors import UserError
+from engine.core.results import load_run_file, write_run_file
+from engine.run.rescore import rescore_run, rescored_path_for
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -7,17 +7,17 @@ import contextlib
 import sys
 from pathlib import Path
 
-from engine.config import Settings, endpoint_url, float_in, int_in, parse_bool
-from engine.errors import UserError
-from engine.local_server import choose_layout, embedded_server
-from engine.models_file import load_models
-from engine.outputlock import output_lock
-from engine.requestlimits import RequestLimits
-from engine.results import default_output
-from engine.runner import RunConfig, required_context, run_benchmark
-from engine.schema import MODULE_NAMES
-from engine.scorecard import render
-from engine.scoring import score_run
+from engine.analysis.scoring import score_run
+from engine.core.config import Settings, endpoint_url, float_in, int_in, parse_bool
+from engine.core.errors import UserError
+from engine.core.models_file import load_models
+from engine.core.outputlock import output_lock
+from engine.core.results import default_output
+from engine.core.schema import MODULE_NAMES
+from engine.model.local_server import choose_layout, embedded_server
+from engine.model.requestlimits import RequestLimits
+from engine.run.runner import RunConfig, required_context, run_benchmark
+from engine.run.scorecard import render
 
 ENV_HELP = """environment (also read from ./.env; flags win):
   BENCH_ENDPOINT     OpenAI-compatible base URL ending in /v1 (unset: run the embedded default model)

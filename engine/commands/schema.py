@@ -6,8 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from engine.fileio import atomic_write_text
-from engine.results import result_json_schema
+from engine.core.fileio import atomic_write_text
+from engine.core.results import result_json_schema
 
 DOCS_COPY = Path("site_src/reference/result-file.schema.json")
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from engine.errors import UserError
-from engine.judge import judged_path_for, load_judged_file, score_judged
-from engine.results import load_run_file
-from engine.schema import RunFile
-from engine.scorecard import render
-from engine.scoring import WEIGHT_PRESETS, score_run
+from engine.analysis.judge import judged_path_for, load_judged_file, score_judged
+from engine.analysis.scoring import WEIGHT_PRESETS, score_run
+from engine.core.errors import UserError
+from engine.core.results import load_run_file
+from engine.core.schema import RunFile
+from engine.run.scorecard import render
 
 RAW_SUFFIX = "_raw_results.json"
 

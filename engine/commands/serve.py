@@ -6,9 +6,9 @@ import argparse
 import sys
 import time
 
-from engine.errors import UserError
-from engine.local_server import choose_layout, embedded_server
-from engine.models_file import load_models
+from engine.core.errors import UserError
+from engine.core.models_file import load_models
+from engine.model.local_server import choose_layout, embedded_server
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from engine.bank import load_bank, select, task_set_hash
-from engine.modules import MODULES
+from engine.bank.load import load_bank, select, task_set_hash
+from engine.episodes import MODULES
 
 
 def register(sub: argparse._SubParsersAction) -> None:

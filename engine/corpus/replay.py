@@ -14,12 +14,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from engine.bank import load_bank
+from engine.bank.load import load_bank
+from engine.core.errors import UserError
+from engine.core.yamlfile import invalid_file_message, read_mapping
 from engine.corpus.schema import Case, CorpusFile
 from engine.corpus.scripted_server import ScriptedServer, transcript
-from engine.errors import UserError
-from engine.modules.base import LoadedTask
-from engine.yamlfile import invalid_file_message, read_mapping
+from engine.episodes.base import LoadedTask
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def load_corpus(corpus_dir: Path) -> list[CorpusFile]:
 
 
 def _verdict(task: LoadedTask, case: Case, srv: ScriptedServer, sandbox: object, workdir: Path) -> tuple[str, str]:
-    from engine.runner import RunConfig, run_benchmark  # the runner imports the modules; keep this import lazy
+    from engine.run.runner import RunConfig, run_benchmark  # the runner imports the modules; keep this import lazy
 
     # One server for the whole corpus; each case plays its own transcript (cases run one after another).
     srv.responder = transcript([r.action() for r in case.replies])

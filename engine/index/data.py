@@ -12,9 +12,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from engine.errors import UserError
+from engine.core.errors import UserError
+from engine.core.yamlfile import invalid_file_message, read_mapping
 from engine.index.schema import ModelEntry, Score
-from engine.yamlfile import invalid_file_message, read_mapping
 
 DEFAULT_DATA_DIR = Path("results/reported")
 # Which measurement wins when a benchmark has several: a neutral evaluator first, then the model's own lab,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from engine.errors import UserError
+from engine.core.errors import UserError
 from engine.index.schema import ModelEntry
 
 # Effective bits per weight of common GGUF quantisations, including their scales.

@@ -1,7 +1,7 @@
 """Our own small-llm-bench runs as independent measurements on the index's model pages.
 
 A raw result file (``results/*_raw_results.json``, ``results/reference/*_raw_results.json``) is scored with
-``engine.scoring.score_run`` and attached to the index model it ran: the one whose id equals the run's model
+``engine.analysis.scoring.score_run`` and attached to the index model it ran: the one whose id equals the run's model
 name, or that lists the name under ``bench_models``. The figure is our pass^k, shown beside the reported
 benchmarks with the run's settings; it is not one of the 18 benchmarks and never enters the index fit.
 """
@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.analysis.scoring import score_run
+from engine.core.results import load_run_file
 from engine.index.schema import ModelEntry
-from engine.results import load_run_file
-from engine.scoring import score_run
 
 RAW_SUFFIX = "_raw_results.json"
 DEFAULT_RESULT_DIRS = (Path("results"), Path("results/reference"))

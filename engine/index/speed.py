@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from engine.errors import InfraError, UserError
+from engine.core.errors import InfraError, UserError
 from engine.index.data import atomic_write_many, entry_to_yaml, load_entries
 from engine.index.schema import ModelEntry, SpeedRun
 

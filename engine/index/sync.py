@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from engine.errors import InfraError
+from engine.core.errors import InfraError
 from engine.index.data import atomic_write_many, entry_to_yaml, load_entries
 from engine.index.schema import Hub, ModelEntry, Pricing
 

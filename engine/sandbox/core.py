@@ -6,7 +6,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from engine.errors import InfraError, UserError
+from engine.core.errors import InfraError, UserError
 
 if TYPE_CHECKING:
     from engine.sandbox._supervise import Outcome

@@ -17,7 +17,7 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
-from engine.errors import InfraError
+from engine.core.errors import InfraError
 from engine.sandbox import _supervise
 from engine.sandbox.core import (
     INSTALL_HINT,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from engine.errors import UserError
+from engine.core.errors import UserError
 from engine.sandbox.core import (
     INSTALL_HINT,
     Backend,

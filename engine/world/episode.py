@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
 
-from engine.schema import Grade, ToolCall
+from engine.core.schema import Grade, ToolCall
 from engine.world.errors import WorldSpecError
 from engine.world.grading import GradeSpec, expected_world, grade_episode
 from engine.world.state import WorldState

@@ -8,7 +8,7 @@ that cannot work. It is a ``UserError``, so the command layer reports it with th
 
 from __future__ import annotations
 
-from engine.errors import UserError
+from engine.core.errors import UserError
 
 
 class ToolError(Exception):

@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.schema import Grade, ToolCall
+from engine.core.schema import Grade, ToolCall
 from engine.world.diff import ABSENT, changed_paths, flatten_state, same_value, show
 from engine.world.errors import WorldSpecError
 from engine.world.failures import FailureInjection

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.schema import ToolCall
+from engine.core.schema import ToolCall
 from engine.world.diff import ABSENT, flatten_state, same_value, show
 from engine.world.world import ToolOutcome, World, execute
 

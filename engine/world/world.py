@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.schema import ToolCall
+from engine.core.schema import ToolCall
 from engine.world.errors import ToolError, WorldSpecError
 from engine.world.failures import FailureInjection, injected_answer
 from engine.world.state import WorldState, canonical_json, state_hash

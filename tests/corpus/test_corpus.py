@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.bank import load_bank
+from engine.bank.load import load_bank
 from engine.commands.graders import summary
 from engine.corpus.replay import CaseResult, evaluate, load_corpus
-from engine.modules.code import SandboxHandle
+from engine.episodes.code.module import SandboxHandle
 from engine.sandbox import Limits, make_backend
 
 ROOT = Path(__file__).resolve().parent.parent.parent

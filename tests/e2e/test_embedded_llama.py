@@ -19,8 +19,8 @@ import time
 import httpx
 import pytest
 
-from engine.results import load_run_file
-from engine.runcost import TIMINGS_SOURCE
+from engine.core.results import load_run_file
+from engine.run.runcost import TIMINGS_SOURCE
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.llama
@@ -91,9 +91,9 @@ def test_the_embedded_server_dies_with_a_killed_bench():
 
 
 def test_a_bad_server_setting_from_models_yaml_is_reported_with_the_field(tmp_path):
-    from engine.errors import UserError
-    from engine.local_server import embedded_server
-    from engine.models_file import load_models
+    from engine.core.errors import UserError
+    from engine.core.models_file import load_models
+    from engine.model.local_server import embedded_server
 
     entry = load_models().find("smollm2-135m-instruct").model_copy(update={"server_args": ["no_such_field=1"]})
     with pytest.raises(UserError, match="no_such_field.*CommonParams"):

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import yaml
 
-from engine.results import write_run_file
-from engine.schema import Grade, Provenance, RunFile, RunSettings, Timings, ToolCall, TrialRecord, Turn, Usage
-from engine.scoring import BANK_COUNTS
+from engine.analysis.scoring import BANK_COUNTS
+from engine.core.results import write_run_file
+from engine.core.schema import Grade, Provenance, RunFile, RunSettings, Timings, ToolCall, TrialRecord, Turn, Usage
 
 # Total parameters (billions) the fleet's models are drawn from, smallest first.
 SIZE_LADDER = (0.5, 1.0, 1.7, 3.0, 4.0, 7.0, 8.0, 12.0, 14.0, 24.0, 27.0, 32.0)

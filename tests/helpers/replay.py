@@ -10,8 +10,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.runner import RunConfig, run_benchmark
-from engine.schema import TrialRecord
+from engine.core.schema import TrialRecord
+from engine.run.runner import RunConfig, run_benchmark
 from tests.helpers.scripted_server import Action, ScriptedServer, transcript
 
 ROOT = Path(__file__).resolve().parent.parent.parent

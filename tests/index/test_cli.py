@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.commands import index as index_command
-from engine.errors import UserError
+from engine.core.errors import UserError
 from engine.index.data import entry_to_yaml
 from engine.index.validate import validation_table_markdown
 

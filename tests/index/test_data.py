@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import UserError
+from engine.core.errors import UserError
 from engine.index.data import DEFAULT_DATA_DIR, chosen_scores, entry_to_yaml, load_entries, load_entry
 from engine.index.schema import CORE_BENCHMARKS
 

@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+from engine.core.results import load_run_file
 from engine.index.data import entry_to_yaml
 from engine.index.index import build_index
 from engine.index.schema import AASpeed, Attention, Pricing, SpeedRun
-from engine.results import load_run_file
-from engine.site.index_macros import (
+from engine.publish.site.index_macros import (
     WEEKLY_SYNC,
     IndexSite,
     correction_url,

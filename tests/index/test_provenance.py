@@ -94,7 +94,7 @@ def test_an_unverified_snapshot_figure_does_not_replace_a_verified_lab_figure():
 
 def test_model_page_shows_checked_dates_copies_and_the_verified_split():
     from engine.index.index import build_index
-    from engine.site.index_macros import model_page_data, render_model_html
+    from engine.publish.site.index_macros import model_page_data, render_model_html
 
     copy = "https://github.com/someone/notes/blob/x/card.md"
     entries = [

@@ -8,7 +8,7 @@ from pathlib import Path
 from engine.index.data import entry_to_yaml
 from engine.index.index import build_index
 from engine.index.schema import Attention, Pricing
-from engine.site.index_macros import (
+from engine.publish.site.index_macros import (
     calculator_json,
     chart_points,
     define_index_macros,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import UserError
+from engine.core.errors import UserError
 from engine.index.data import entry_to_yaml, load_entries
 from engine.index.speed import PROMPT, PROMPT_ID, measure_speed
 

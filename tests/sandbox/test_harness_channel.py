@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.modules.code import REPORT_PREFIX, CodeBody, SandboxHandle, execute
+from engine.episodes.code.module import REPORT_PREFIX, CodeBody, SandboxHandle, execute
 from engine.sandbox import Limits
 
 from .conftest import get_backend

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import InfraError, UserError
+from engine.core.errors import InfraError, UserError
 from engine.sandbox import (
     Backend,
     ExecResult,

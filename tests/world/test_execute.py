@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from engine.schema import ToolCall
+from engine.core.schema import ToolCall
 from engine.world import World, WorldSpecError, execute, select_tools
 from engine.world.errors import InvalidRequest
 from engine.world.state import WorldState

@@ -1,5 +1,5 @@
 /* Sorting and filters for the Small LM Index table. The rows arrive finished from Python
- * (engine/site/index_macros.py); this only hides rows and reorders them. No libraries. */
+ * (engine/publish/site/index_macros.py); this only hides rows and reorders them. No libraries. */
 (function (root) {
   "use strict";
 

@@ -1,0 +1,228 @@
+"""How far a board's numbers can be trusted: intervals per model and paired tests between models.
+
+The task is the unit everywhere. Trials of one task are not independent draws of the model's ability (the
+same prompt fails the same way), so counting trials as the sample size would make every interval look three
+times tighter than it is. What this module decides, each point explained in ``site_src/methodology/
+statistics.md``:
+
+* Interval: Wilson 95% on the headline, with the number of tasks as n. The headline is a weighted mean, so
+  n is Kish's effective number of tasks, (sum of task weights)^2 / sum of squared task weights: the task
+  count when every task weighs the same, smaller when a few tasks carry more weight.
+* Pairs: exact two-sided sign test over the tasks both models scored. A task is a win for the model with the
+  higher pass fraction (passed / scorable trials) on it; equal fractions are ties and drop out.
+* Holm's step-down correction over every pair shown; a pair is separable when its adjusted p < alpha.
+* Tasks needed: the McNemar sample-size formula with the discordant shares taken from the observed pair.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from itertools import combinations
+
+from pydantic import BaseModel, ConfigDict
+from scipy.stats import binomtest, norm
+
+from engine.analysis.scoring import Scorecard
+from engine.core.errors import UserError
+
+ALPHA = 0.05
+POWER = 0.80
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Interval(_Model):
+    model: str
+    estimate: float
+    low: float
+    high: float
+    # The n the interval was computed with: the effective number of tasks.
+    n: float
+
+
+class PairVerdict(_Model):
+    """The sign test of one pair, whoever names it: the first model ranks above (or level with) the second."""
+
+    tasks: int
+    wins_a: int
+    wins_b: int
+    ties: int
+    p_value: float
+    p_adjusted: float
+    separable: bool
+    adjacent: bool
+    # Tasks a bank would need to separate this pair (McNemar); None when the pair showed no difference.
+    tasks_needed: int | None
+
+
+class PairTest(PairVerdict):
+    model_a: str
+    model_b: str
+
+
+class Separability(_Model):
+    alpha: float
+    # Models from best to worst headline.
+    ranking: list[str]
+    pairs: list[PairTest]
+    pair_count: int
+    separable_count: int
+    adjacent_count: int
+    adjacent_separable: int
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Intervals
+
+
+def wilson_interval(successes: float, n: float, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a proportion. ``successes`` and ``n`` may be fractional (weighted counts)."""
+    if n <= 0:
+        raise ValueError(f"an interval needs n > 0, got {n}")
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes {successes} must lie between 0 and n = {n}")
+    z = float(norm.ppf(0.5 + confidence / 2))
+    p = successes / n
+    z2n = z * z / n
+    centre = (p + z2n / 2) / (1 + z2n)
+    half = z * math.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def task_weights(card: Scorecard) -> dict[str, float]:
+    """The weight each scored task carries in the headline: its module's weight shared among its tasks."""
+    out: dict[str, float] = {}
+    for module, weight in card.weights.items():
+        ids = [t.task_id for t in card.tasks.values() if t.module == module and t.scored]
+        for task_id in ids:
+            out[task_id] = weight / len(ids)
+    return out
+
+
+def effective_task_count(card: Scorecard) -> float:
+    """Kish's effective sample size of the headline's weighted mean over tasks."""
+    weights = list(task_weights(card).values())
+    squares = sum(w * w for w in weights)
+    return sum(weights) ** 2 / squares if squares else 0.0
+
+
+def model_interval(card: Scorecard, confidence: float = 0.95) -> Interval | None:
+    """Wilson interval on a scorecard's headline, the task as the unit; None when nothing was scored."""
+    n = effective_task_count(card)
+    if card.headline is None or n <= 0:
+        return None
+    estimate = min(max(card.headline, 0.0), 1.0)
+    low, high = wilson_interval(estimate * n, n, confidence)
+    return Interval(model=card.model, estimate=estimate, low=low, high=high, n=n)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Paired tests
+
+
+def sign_test(a: Scorecard, b: Scorecard) -> tuple[int, int, int, float]:
+    """(wins_a, wins_b, ties, two-sided exact p) over the tasks both cards scored."""
+    common = sorted(tid for tid, t in a.tasks.items() if t.scored and tid in b.tasks and b.tasks[tid].scored)
+    wins_a = wins_b = ties = 0
+    for tid in common:
+        fa, fb = a.tasks[tid].pass_fraction, b.tasks[tid].pass_fraction
+        assert fa is not None and fb is not None  # a scored task has at least k >= 1 scorable trials
+        if math.isclose(fa, fb, abs_tol=1e-12):
+            ties += 1
+        elif fa > fb:
+            wins_a += 1
+        else:
+            wins_b += 1
+    decided = wins_a + wins_b
+    p = float(binomtest(wins_a, decided, 0.5, alternative="two-sided").pvalue) if decided else 1.0
+    return wins_a, wins_b, ties, p
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the order given."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def mcnemar_tasks_needed(p10: float, p01: float, alpha: float = ALPHA, power: float = POWER) -> int | None:
+    """Tasks needed for a two-sided paired test to detect the difference p10 - p01 (Connor 1987).
+
+    n = (z_{1-alpha/2} sqrt(pd) + z_{power} sqrt(pd - d^2))^2 / d^2, with pd = p10 + p01 the share of
+    discordant tasks and d = p10 - p01. None when d is 0: no bank size separates a pair that shows no gap.
+    """
+    if not (0 <= p10 <= 1 and 0 <= p01 <= 1 and p10 + p01 <= 1):
+        raise ValueError(f"discordant shares must be proportions summing to at most 1, got {p10}, {p01}")
+    d = p10 - p01
+    if d == 0:
+        return None
+    pd = p10 + p01
+    za = float(norm.ppf(1 - alpha / 2))
+    zb = float(norm.ppf(power))
+    n = (za * math.sqrt(pd) + zb * math.sqrt(max(pd - d * d, 0.0))) ** 2 / (d * d)
+    return math.ceil(n - 1e-9)
+
+
+def ranking(cards: Sequence[Scorecard]) -> list[Scorecard]:
+    """Best first: headline, then det score, then name; cards with nothing scored go last."""
+
+    def key(card: Scorecard) -> tuple[int, float, float, str]:
+        if card.headline is None:
+            return (1, 0.0, 0.0, card.model)
+        return (0, -card.headline, -(card.det_score or 0.0), card.model)
+
+    return sorted(cards, key=key)
+
+
+def separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float = POWER) -> Separability:
+    """Every pair of models tested, Holm-corrected across all of them, adjacent pairs marked."""
+    ks = {c.k for c in cards}
+    if len(ks) > 1:
+        raise UserError(f"scorecards were scored with different k ({sorted(ks)}): score a board with one k")
+    names = [c.model for c in cards]
+    if len(set(names)) != len(names):
+        raise UserError("two scorecards carry the same model name: a board holds one result per model")
+    ordered = ranking(cards)
+    position = {c.model: i for i, c in enumerate(ordered)}
+    raw: list[tuple[Scorecard, Scorecard, int, int, int, float]] = []
+    for a, b in combinations(ordered, 2):
+        wa, wb, ties, p = sign_test(a, b)
+        raw.append((a, b, wa, wb, ties, p))
+    adjusted = holm([r[5] for r in raw])
+    pairs = []
+    for (a, b, wa, wb, ties, p), padj in zip(raw, adjusted, strict=True):
+        tasks = wa + wb + ties
+        needed = mcnemar_tasks_needed(wa / tasks, wb / tasks, alpha, power) if tasks else None
+        pairs.append(
+            PairTest(
+                model_a=a.model,
+                model_b=b.model,
+                tasks=tasks,
+                wins_a=wa,
+                wins_b=wb,
+                ties=ties,
+                p_value=p,
+                p_adjusted=padj,
+                separable=padj < alpha,
+                adjacent=position[b.model] - position[a.model] == 1,
+                tasks_needed=needed,
+            )
+        )
+    adjacent = [p for p in pairs if p.adjacent]
+    return Separability(
+        alpha=alpha,
+        ranking=[c.model for c in ordered],
+        pairs=pairs,
+        pair_count=len(pairs),
+        separable_count=sum(p.separable for p in pairs),
+        adjacent_count=len(adjacent),
+        adjacent_separable=sum(p.separable for p in adjacent),
+    )

@@ -1,0 +1,61 @@
+"""Reading and writing result files (``results/<model-slug>_raw_results.json``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from engine.core.errors import UserError
+from engine.core.fileio import atomic_write_text, read_text
+from engine.core.schema import RunFile
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def model_slug(model: str) -> str:
+    """A file-name-safe form of a model name: ``qwen3:8b`` -> ``qwen3_8b``. Letters and digits of every script
+    are kept (``модель-7b`` stays readable); a name with none gets a hash of itself, so two such names never
+    share one file."""
+    slug = re.sub(r"[^\w.-]+", "_", unicodedata.normalize("NFKC", model)).strip("._-")
+    return slug or "model-" + hashlib.sha256(model.encode("utf-8")).hexdigest()[:10]
+
+
+def default_output(model: str, results_dir: Path = Path("results")) -> Path:
+    return results_dir / f"{model_slug(model)}_raw_results.json"
+
+
+def write_json_model(path: Path, model: BaseModel) -> None:
+    """Write a file model as indented JSON, atomically."""
+    atomic_write_text(path, json.dumps(model.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n")
+
+
+def read_json_model(path: Path, cls: type[M], what: str, fix: str = "") -> M:
+    """Read and validate a JSON file model; any problem is a ``UserError`` naming the file and the field."""
+    text = read_text(path, what, fix)  # missing, unreadable or not UTF-8: a UserError naming the file
+    try:
+        return cls.model_validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        count = exc.error_count()
+        message = f"{path}: not a valid {what} ({where}: {first['msg']}; {count} problem(s) in all){fix}"
+        raise UserError(message) from exc
+
+
+def write_run_file(path: Path, run: RunFile) -> None:
+    write_json_model(path, run)
+
+
+def load_run_file(path: Path) -> RunFile:
+    return read_json_model(path, RunFile, "result file")
+
+
+def result_json_schema() -> dict:
+    """The JSON Schema of the result file, exported to the docs."""
+    return RunFile.model_json_schema()

@@ -1,0 +1,156 @@
+"""What every module provides, and the conversation object modules drive.
+
+A module is a plain object with a name, a pydantic model for its task ``body``, an async ``run`` that plays
+one episode against the model, and a ``grade`` that judges a finished transcript. ``grade`` depends only on
+the task and the stored turns, so ``rescore`` can regrade old result files without calling a model.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel
+
+from engine.core.errors import Truncated
+from engine.core.schema import Grade, Reply, Task, Turn
+from engine.episodes.textcheck import truncation_class
+
+if TYPE_CHECKING:
+    from engine.model.client import ChatClient
+
+
+@dataclass(frozen=True)
+class LoadedTask:
+    """A validated task: the shared fields, the module's parsed body, and the stable hash."""
+
+    task: Task
+    body: Any
+    hash: str
+    path: str
+
+    @property
+    def id(self) -> str:
+        return self.task.id
+
+
+@dataclass
+class Env:
+    """What an episode may use besides the model: run settings and, for code, the sandbox."""
+
+    max_tokens: int | None = None
+    seed: int | None = None
+    sandbox: Any = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+class Module(Protocol):
+    # Read-only members: a module sets them as plain class attributes (body_model = ItsBody), which a
+    # mutable protocol attribute would reject, since type[ItsBody] is not invariantly type[BaseModel].
+    @property
+    def name(self) -> str: ...
+
+    # Bumped when the grader or the task format changes meaning; part of every task hash of the module.
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def body_model(self) -> type[BaseModel]: ...
+
+    # Optional class attributes the runner reads with getattr:
+    #   uses_tools = True   some task sends tools, so preflight checks the server supports them;
+    #   grade_blocks = True grade() runs code (the sandbox), so the runner grades it in a thread.
+
+    async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None: ...
+
+    def grade(self, task: LoadedTask, turns: list[Turn], env: Env) -> Grade: ...
+
+    def required_context(self, task: LoadedTask) -> int: ...
+
+
+def estimate_tokens(text: str) -> int:
+    """A deliberately generous token estimate (3 characters a token) for the context-fit check."""
+    return len(text) // 3 + 1
+
+
+def default_required_context(task: LoadedTask) -> int:
+    """Prompt material of the task file plus the completion budget of every turn it may take."""
+    material = json.dumps(task.task.body, ensure_ascii=False) + (task.task.system or "")
+    return estimate_tokens(material) + task.task.max_tokens * min(task.task.max_turns, 4) + 256
+
+
+class Conversation:
+    """The growing message list of one trial, and the only way a module talks to the model.
+
+    Every message is kept as a ``Turn`` so the result file holds the whole transcript, including the turns
+    before a failure. A reply cut off by the token limit ends the episode as a model failure.
+    """
+
+    def __init__(self, client: ChatClient, task: LoadedTask, env: Env):
+        self.client = client
+        self.task = task
+        self.env = env
+        self.turns: list[Turn] = []
+        if task.task.system:
+            self.turns.append(Turn(role="system", content=task.task.system))
+
+    def add(self, role: str, content: str) -> None:
+        self.turns.append(Turn(role=role, content=content))  # type: ignore[arg-type]
+
+    def add_tool_result(self, call_id: str, name: str, content: str) -> None:
+        self.turns.append(Turn(role="tool", tool_call_id=call_id, name=name, content=content))
+
+    def messages(self) -> list[dict[str, Any]]:
+        """The OpenAI message list. Built from the turns each time so every request's prefix is identical
+        to the previous one's, which lets a server's prompt cache reuse it."""
+        out: list[dict[str, Any]] = []
+        for t in self.turns:
+            msg: dict[str, Any] = {"role": t.role, "content": t.content}
+            if t.tool_calls:
+                msg["tool_calls"] = [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                    for c in t.tool_calls
+                ]
+            if t.role == "tool":
+                msg["tool_call_id"] = t.tool_call_id
+                if t.name:
+                    msg["name"] = t.name
+            out.append(msg)
+        return out
+
+    async def ask(
+        self,
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
+    ) -> Reply:
+        max_tokens = self.env.max_tokens or self.task.task.max_tokens
+        reply = await self.client.chat(
+            self.messages(), tools=tools, tool_choice=tool_choice, max_tokens=max_tokens, seed=self.env.seed
+        )
+        self.turns.append(
+            Turn(
+                role="assistant",
+                content=reply.content,
+                reasoning=reply.reasoning,
+                tool_calls=reply.tool_calls,
+                tool_calls_refused=reply.tool_calls_refused,
+                finish_reason=reply.finish_reason,
+                usage=reply.usage,
+                timings=reply.timings,
+            )
+        )
+        if reply.finish_reason == "length":
+            text = reply.content or reply.reasoning or ""
+            kind = truncation_class(text)
+            what = "spent the whole budget reasoning" if not reply.content and reply.reasoning else "ran out"
+            raise Truncated(f"the reply {what} at max_tokens={max_tokens} ({kind})", kind)
+        return reply
+
+
+def last_assistant_text(turns: list[Turn]) -> str:
+    for t in reversed(turns):
+        if t.role == "assistant":
+            return t.content
+    return ""

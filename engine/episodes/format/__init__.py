@@ -1,0 +1,1 @@
+"""The format module: its episode, its grader and the helpers only it uses."""

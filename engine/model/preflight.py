@@ -1,0 +1,384 @@
+"""Before the first task: is the server there and ready, what is it, how large is its window, can it call
+tools, and does a first request go through.
+
+Each server says these things in its own place (llama.cpp ``/props``, Ollama ``/api/show`` and ``/api/ps``,
+LM Studio ``/api/v1/models`` (``/api/v0/models`` before 0.4), vLLM ``max_model_len`` in ``/v1/models``,
+llama-cpp-python its OpenAPI document). Preflight reads them, waits while a model loads, sends one warm-up
+request, refuses a tool run that the server cannot serve (naming the flag or model that fixes it), and
+returns everything for the run's meta. Only the warm-up and tools probe call the model; they are skipped
+unless ``warm_up`` is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from engine.core.errors import InfraError, ModelFailure, UserError
+from engine.model import servers
+from engine.model.client import ChatClient, ClientSettings
+
+WARM_UP_MESSAGES = [{"role": "user", "content": "Reply with the single word: ready"}]
+_PROBE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_time",
+        "description": "Return the current time.",
+        "parameters": {"type": "object", "properties": {}, "required": []},
+    },
+}
+
+
+@dataclass
+class ServerInfo:
+    kind: str = servers.OTHER
+    version: str | None = None
+    # The window one request can use now (per slot on llama.cpp), and the most the model was trained for.
+    served_context: int | None = None
+    trained_context: int | None = None
+    slots: int | None = None
+    models: list[str] = field(default_factory=list)
+    # True/False when the server says (or a tools probe showed); None when nothing said either way.
+    tool_support: bool | None = None
+    tool_support_source: str | None = None
+    ready_wait_s: float = 0.0
+    warmup_ms: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def default_concurrency(self) -> int:
+        return servers.default_concurrency(self.kind, self.slots)
+
+    def as_meta(self) -> dict[str, Any]:
+        meta: dict[str, Any] = {
+            "kind": self.kind,
+            "version": self.version,
+            "served_context": self.served_context,
+            "trained_context": self.trained_context,
+            "slots": self.slots,
+            "tool_support": self.tool_support,
+            "tool_support_source": self.tool_support_source,
+            "default_concurrency": self.default_concurrency,
+            "thinking_control": servers.profile(self.kind).thinking_control,
+            "ready_wait_s": round(self.ready_wait_s, 3),
+            "warmup_ms": None if self.warmup_ms is None else round(self.warmup_ms, 1),
+        }
+        meta.update(self.details)
+        return meta
+
+
+async def _get(http: httpx.AsyncClient, url: str) -> httpx.Response | None:
+    try:
+        return await http.get(url)
+    except httpx.TransportError:
+        return None
+
+
+async def _json(http: httpx.AsyncClient, url: str, *, post: dict[str, Any] | None = None) -> Any | None:
+    try:
+        response = await (http.post(url, json=post) if post is not None else http.get(url))
+    except httpx.TransportError:
+        return None
+    if response.status_code != 200:
+        return None
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _int(value: object) -> int | None:
+    try:
+        number = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return None
+    return number if number > 0 else None
+
+
+async def wait_ready(
+    http: httpx.AsyncClient, endpoint: str, *, timeout_s: float, poll_s: float = 0.5
+) -> float:
+    """Wait while the server says it is loading (llama.cpp ``/health`` 503, a 503 on ``/v1/models``).
+
+    Returns the seconds waited. A server that cannot be reached at all is a setting to fix, not a wait.
+    """
+    started = time.monotonic()
+    root = servers.root_url(endpoint)
+    while True:
+        try:
+            models = await http.get(f"{endpoint.rstrip('/')}/models")
+        except httpx.TransportError as exc:
+            raise UserError(
+                f"cannot reach the endpoint {endpoint} ({type(exc).__name__}); start the server, or fix "
+                "--endpoint / BENCH_ENDPOINT (it must end in /v1, e.g. http://127.0.0.1:8080/v1)"
+            ) from exc
+        if models.status_code in (401, 403):
+            raise UserError(f"the endpoint {endpoint} refused the credentials (HTTP {models.status_code}); "
+                            "set BENCH_API_KEY to a valid key")
+        health = await _get(http, f"{root}/health")
+        loading = models.status_code == 503 or (health is not None and health.status_code == 503)
+        if not loading:
+            return time.monotonic() - started
+        if time.monotonic() - started > timeout_s:
+            raise UserError(f"the server at {endpoint} was still loading its model after {timeout_s:.0f} s "
+                            "(HTTP 503); wait for it to finish, or check its log for an error")
+        await asyncio.sleep(poll_s)
+
+
+async def identify(http: httpx.AsyncClient, endpoint: str, model: str) -> ServerInfo:
+    """Which server this is, and what it says about its window, slots and tools. Makes no model call."""
+    info = ServerInfo()
+    root = servers.root_url(endpoint)
+    listing = await _json(http, f"{endpoint.rstrip('/')}/models")
+    data = listing.get("data") if isinstance(listing, dict) else None
+    entries = [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
+    info.models = [str(e.get("id", "")) for e in entries]
+
+    props = await _json(http, f"{root}/props")
+    if isinstance(props, dict) and isinstance(props.get("default_generation_settings"), dict):
+        _llama_cpp(info, props, entries)
+        return info
+    version = await _json(http, f"{root}/api/version")
+    if isinstance(version, dict) and "version" in version:
+        await _ollama(info, http, root, model, str(version["version"]))
+        return info
+    if await _lm_studio(info, http, root, model):
+        return info
+    if any("max_model_len" in e or e.get("owned_by") == "vllm" for e in entries):
+        info.kind = servers.VLLM
+        entry = next((e for e in entries if e.get("id") == model), entries[0])
+        info.served_context = _int(entry.get("max_model_len"))
+        vv = await _json(http, f"{root}/version")
+        info.version = str(vv["version"]) if isinstance(vv, dict) and "version" in vv else None
+        return info
+    api = await _json(http, f"{root}/openapi.json")
+    title = str(((api or {}).get("info") or {}).get("title", "")) if isinstance(api, dict) else ""
+    if "llama.cpp python" in title.lower():
+        info.kind = servers.LLAMA_CPP_PYTHON
+        info.version = str(api["info"].get("version") or "") or None  # type: ignore[index]
+        info.slots = 1
+    return info
+
+
+def _llama_cpp(info: ServerInfo, props: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+    info.kind = servers.LLAMA_CPP
+    settings = props["default_generation_settings"]
+    # n_ctx here is per slot, what one request can use: -c / np with an explicit -np and split slots, the
+    # whole -c with the unified KV cache (-kvu, the default when the slot count is automatic).
+    info.served_context = _int(settings.get("n_ctx")) or _int(props.get("n_ctx"))
+    info.slots = _int(props.get("total_slots"))
+    info.version = str(props.get("build_info")) if props.get("build_info") else None
+    for entry in entries:
+        meta = entry.get("meta") or {}
+        info.trained_context = _int(meta.get("n_ctx_train")) or info.trained_context
+    caps = props.get("chat_template_caps")
+    if isinstance(caps, dict):
+        supports = caps.get("supports_tools", caps.get("supports_tool_calls"))
+        if isinstance(supports, bool):
+            info.tool_support = supports
+            info.tool_support_source = "/props chat_template_caps"
+    params = settings.get("params") if isinstance(settings.get("params"), dict) else settings
+    info.details["cache_prompt"] = params.get("cache_prompt", True)
+    if props.get("model_path"):
+        info.details["model_file"] = str(props["model_path"]).replace("\\", "/").rsplit("/", 1)[-1]
+
+
+async def _ollama(info: ServerInfo, http: httpx.AsyncClient, root: str, model: str, version: str) -> None:
+    info.kind = servers.OLLAMA
+    info.version = version
+    info.slots = 1
+    show = await _json(http, f"{root}/api/show", post={"model": model})
+    if show is None:
+        names = ", ".join(info.models[:10]) or "none"
+        raise UserError(f"Ollama has no model named '{model}' (POST /api/show failed); run `ollama pull "
+                        f"{model}` or pass one of the models it has with --model: {names}")
+    caps = show.get("capabilities")
+    if isinstance(caps, list):
+        info.tool_support = "tools" in caps
+        info.tool_support_source = "/api/show capabilities"
+        info.details["capabilities"] = [str(c) for c in caps]
+    model_info = show.get("model_info") or {}
+    for key, value in model_info.items():
+        if str(key).endswith(".context_length"):
+            info.trained_context = _int(value)
+    match = re.search(r"(?m)^\s*num_ctx\s+(\d+)", str(show.get("parameters") or ""))
+    if match:  # set in the Modelfile: the window Ollama will allocate
+        info.served_context = int(match.group(1))
+        info.details["context_source"] = "Modelfile num_ctx"
+    details = show.get("details") or {}
+    for key in ("parameter_size", "quantization_level", "family"):
+        if details.get(key):
+            info.details[key] = str(details[key])
+
+
+async def _ollama_loaded(info: ServerInfo, http: httpx.AsyncClient, root: str, model: str) -> None:
+    """After the warm-up loaded the model, /api/ps says the window actually allocated (newer versions)."""
+    ps = await _json(http, f"{root}/api/ps")
+    wanted = servers.ollama_model_name(model)
+    for entry in (ps or {}).get("models") or [] if isinstance(ps, dict) else []:
+        if not isinstance(entry, dict):
+            continue
+        names = {servers.ollama_model_name(str(entry.get(k))) for k in ("name", "model") if entry.get(k)}
+        if wanted not in names:  # /api/ps lists "qwen3:latest" for a model asked for as "qwen3"
+            continue
+        allocated = _int(entry.get("context_length"))
+        if allocated:
+            info.served_context = allocated
+            info.details["context_source"] = "/api/ps context_length"
+
+
+async def _lm_studio(info: ServerInfo, http: httpx.AsyncClient, root: str, model: str) -> bool:
+    """LM Studio, if this is it. Its documented list is ``/api/v1/models`` (0.4 and later): per loaded
+    instance, ``config.context_length`` (the window a request gets) and ``config.parallel``. The older
+    ``/api/v0/models`` carries ``loaded_context_length``, which is not documented; it is read only when the
+    v1 list says nothing, and for the model's state, format and quantisation."""
+    listing = await _json(http, f"{root}/api/v1/models")
+    documented = isinstance(listing, dict) and isinstance(listing.get("models"), list)
+    native = await _json(http, f"{root}/api/v0/models")
+    older = isinstance(native, dict) and isinstance(native.get("data"), list)
+    if not documented and not older:
+        return False
+    info.kind = servers.LM_STUDIO
+    info.slots = info.slots or 1
+    if documented:
+        _lm_studio_v1(info, listing["models"], model)  # type: ignore[index]
+    if older:
+        _lm_studio_v0(info, native["data"], model)  # type: ignore[index]
+    return True
+
+
+def _lm_studio_v1(info: ServerInfo, models: list[Any], model: str) -> None:
+    for entry in models:
+        if not isinstance(entry, dict):
+            continue
+        instances = [i for i in entry.get("loaded_instances") or [] if isinstance(i, dict)]
+        if model != entry.get("key") and model not in {i.get("id") for i in instances}:
+            continue
+        info.trained_context = _int(entry.get("max_context_length")) or info.trained_context
+        instance = next((i for i in instances if i.get("id") == model), instances[0] if instances else None)
+        config = (instance or {}).get("config")
+        if isinstance(config, dict):
+            info.served_context = _int(config.get("context_length")) or info.served_context
+            info.slots = _int(config.get("parallel")) or info.slots
+            info.details["context_source"] = "/api/v1/models loaded_instances[].config.context_length"
+        return
+
+
+def _lm_studio_v0(info: ServerInfo, data: list[Any], model: str) -> None:
+    entry = next((e for e in data if isinstance(e, dict) and e.get("id") == model), None)
+    if entry is None:
+        return
+    info.trained_context = info.trained_context or _int(entry.get("max_context_length"))
+    from_v1 = str(info.details.get("context_source", "")).startswith("/api/v1")
+    if not from_v1 and _int(entry.get("loaded_context_length")):
+        info.served_context = _int(entry.get("loaded_context_length"))
+        info.details["context_source"] = "/api/v0/models loaded_context_length"
+    info.details["state"] = entry.get("state")
+    for key in ("arch", "quantization", "compatibility_type"):
+        if entry.get(key):
+            info.details[key] = str(entry[key])
+
+
+def _lm_studio_no_model(message: str) -> bool:
+    return "no models loaded" in message.lower()
+
+
+async def warm_up(client: ChatClient, info: ServerInfo, model: str) -> float:
+    """One small request: loads the model where the server loads on demand, and shows the request shape
+    (sampler and thinking fields) is accepted. Returns its wall time in ms."""
+    started = time.perf_counter()
+    try:
+        await client.chat(WARM_UP_MESSAGES, max_tokens=16)
+    except InfraError as exc:
+        text = str(exc)
+        if _lm_studio_no_model(text):
+            raise UserError(f"LM Studio has no model loaded: load '{model}' (`lms load {model}`, or in the "
+                            "app) or turn on just-in-time model loading, then run again") from exc
+        if "HTTP 404" in text:
+            names = ", ".join(info.models[:10]) or "none listed"
+            raise UserError(f"the server does not serve a model named '{model}' (HTTP 404); pass the name it "
+                            f"uses with --model (it lists: {names})") from exc
+        raise UserError(f"the warm-up request to {info.kind} failed: {text}; fix the server or its settings "
+                        "and run again") from exc
+    except ModelFailure as exc:
+        raise UserError(f"the warm-up request failed: {exc}") from exc
+    return (time.perf_counter() - started) * 1000
+
+
+async def check_tools(client: ChatClient | None, info: ServerInfo) -> None:
+    """Refuse a tool run on a server that says it cannot call tools, naming the fix."""
+    fix = servers.tools_fix(info.kind)
+    if info.tool_support is False:
+        raise UserError(f"{servers.profile(info.kind).label} reports no tool support "
+                        f"({info.tool_support_source}), and the selected tasks call tools: {fix}. "
+                        "Or deselect the tool tasks with --modules.")
+    if client is None:
+        return
+    try:
+        await client.chat(WARM_UP_MESSAGES, tools=[_PROBE_TOOL], tool_choice="auto", max_tokens=16)
+    except InfraError as exc:
+        text = str(exc)
+        if ("HTTP 400" in text or not exc.retryable) and "tool" in text.lower():
+            raise UserError(f"{servers.profile(info.kind).label} rejected a request with tools: {fix}. "
+                            f"(It answered: {text[:300]})") from exc
+        raise UserError(f"a request with tools failed on {info.kind}: {text}") from exc
+    except ModelFailure:
+        pass  # the model's own trouble with the probe is not the server's
+    if info.tool_support is None:
+        info.tool_support = True
+        info.tool_support_source = "tools request accepted"
+
+
+async def probe(
+    endpoint: str,
+    api_key: str | None,
+    model: str,
+    *,
+    timeout_s: float = 15.0,
+    ready_timeout_s: float = 300.0,
+    poll_s: float = 0.5,
+    warm: bool = False,
+    needs_tools: bool = False,
+    client_settings: ClientSettings | None = None,
+) -> ServerInfo:
+    """Identify the server, wait until it is ready, and (with ``warm``) send the warm-up and tools probe.
+
+    Anything the user must fix raises ``UserError`` with the fix in its message.
+    """
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    async with httpx.AsyncClient(headers=headers, timeout=timeout_s) as http:
+        waited = await wait_ready(http, endpoint, timeout_s=ready_timeout_s, poll_s=poll_s)
+        info = await identify(http, endpoint, model)
+        info.ready_wait_s = waited
+        if info.kind == servers.VLLM and info.models and model not in info.models:
+            raise UserError(f"vLLM serves {', '.join(info.models)}, not '{model}'; pass --model "
+                            f"{info.models[0]} (or the --served-model-name you started it with)")
+        client = None
+        if warm:
+            base = client_settings or ClientSettings(endpoint=endpoint, model=model, api_key=api_key)
+            settings = dataclasses.replace(base, server_kind=info.kind, check_truncation=False,
+                                           sampler={**servers.sampler_fields(info.kind), **base.sampler},
+                                           max_retries=max(base.max_retries, 3))
+            client = ChatClient(settings)
+        try:
+            if client is not None:
+                info.warmup_ms = await warm_up(client, info, model)
+                if info.kind == servers.OLLAMA:
+                    await _ollama_loaded(info, http, servers.root_url(endpoint), model)
+                if info.kind == servers.LM_STUDIO:  # loaded by the warm-up: the window is known now
+                    await _lm_studio(info, http, servers.root_url(endpoint), model)
+                info.details["warmup_thinking"] = client.thinking_check
+            if needs_tools:
+                await check_tools(client, info)
+        finally:
+            if client is not None:
+                await client.aclose()
+    if info.details.get("warmup_thinking") is None:
+        info.details.pop("warmup_thinking", None)
+    return info

@@ -1,0 +1,987 @@
+"""Result files + models.yaml -> one validated ``Board``: every row, tier, flag, size bucket and pair verdict.
+
+The site, the single-file HTML and ``leaderboard.json`` all render from this one object, so they cannot
+disagree, and no template or browser script works a number out: every figure a page shows is a field here.
+Choices made here (written up in ``site_src/reading-the-leaderboard.md``):
+
+* The headline is the judged pass^k on a 0-100 scale. A model with no judged file falls back to its raw
+  pass^k and is marked ``fallback`` (drawn hatched); a judged file that did not cover every judged trial is
+  marked ``partial`` (a warning sign, and a star on each module that kept its det scores).
+* Tiers are fixed bands on the headline (S >= 90, A >= 80, B >= 70, C >= 60, D >= 45, E >= 30, F below): an
+  editorial cut that stays put between runs. How many pairs the bank can actually tell apart is the
+  separability count, from ``engine.analysis.stats`` (sign test over shared tasks, Holm across every pair shown).
+* Size buckets cut on total parameters (what has to be loaded); inside a bucket, dense and sparse models are
+  listed apart and ordered by active parameters (what a forward pass costs).
+* A row is flagged for every run setting that differs from the most common value across the board.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from scipy.stats import binomtest
+
+from engine.analysis.judge import (
+    NEVER_SENT,
+    JudgedFile,
+    JudgedScore,
+    apply_verdicts,
+    judged_path_for,
+    load_judged_file,
+    score_judged,
+)
+from engine.analysis.scoring import DEFAULT_PRESET, WEIGHT_PRESETS, Scorecard, board_k
+from engine.analysis.stats import (
+    ALPHA,
+    POWER,
+    PairTest,
+    PairVerdict,
+    Separability,
+    holm,
+    mcnemar_tasks_needed,
+    model_interval,
+    ranking,
+)
+from engine.core.errors import UserError
+from engine.core.fileio import atomic_write_text
+from engine.core.models_file import ModelEntry, ModelsFile, load_models
+from engine.core.results import load_run_file, model_slug
+from engine.core.schema import MODULE_NAMES, RunFile
+
+BOARD_SCHEMA_VERSION = 1
+RAW_SUFFIX = "_raw_results.json"
+
+# (name, lowest headline in the band, 0-100). Checked top down; F takes everything below E.
+TIER_BANDS: tuple[tuple[str, float], ...] = (
+    ("S", 90.0),
+    ("A", 80.0),
+    ("B", 70.0),
+    ("C", 60.0),
+    ("D", 45.0),
+    ("E", 30.0),
+    ("F", 0.0),
+)
+# (label, lowest total params in billions, highest exclusive). A model of unknown size goes to UNKNOWN_BUCKET.
+SIZE_BUCKETS: tuple[tuple[str, float, float], ...] = (
+    ("Under 2B", 0.0, 2.0),
+    ("2B to 5B", 2.0, 5.0),
+    ("5B to 10B", 5.0, 10.0),
+    ("10B to 24B", 10.0, 24.0),
+    ("24B and above", 24.0, math.inf),
+)
+UNKNOWN_BUCKET = "Size unknown"
+
+MODULE_LABELS = {
+    "tools": "Tools",
+    "code": "Code",
+    "format": "Format",
+    "long_context": "Long ctx",
+    "multi_turn_if": "Multi-turn",
+    "adversarial": "Adversarial",
+    "knowledge": "Knowledge",
+}
+
+JudgeState = Literal["judged", "partial", "fallback"]
+Outcome = Literal["pass", "fail", "excluded"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SizeFacts(_Model):
+    """What models.yaml says about a model's size; ``known`` is False when it has no row or no total."""
+
+    known: bool
+    total_params_b: float | None = None
+    active_params_b: float | None = None
+    architecture: Literal["dense", "moe", "ple"] | None = None
+    # "MoE" or "PLE" for a model that activates less than it loads; None for a dense (or unknown) one.
+    badge: str | None = None
+    sparse: bool = False
+    family: str | None = None
+    quantisation: str | None = None
+    context: int | None = None
+    card_url: str | None = None
+    # "7B", "35B · 3B active", or "?".
+    label: str
+    # The number the Params column sorts on: active parameters (None sorts last).
+    sort_params: float | None = None
+    bucket: str
+
+
+class ModuleCell(_Model):
+    """One module of one row. Scores on a 0-1 scale; None when the module scored no task."""
+
+    module: str
+    label: str
+    weight: float
+    det: float | None
+    pass_k: float | None
+    judged_det: float | None
+    judged_pass_k: float | None
+    # judged det minus raw det, shown as a +/- pill; None when there is nothing to show (no judge, or a module
+    # the judge never sees, or no difference).
+    delta: float | None
+    # The module goes to the judge at all (format and knowledge never do).
+    judgeable: bool
+    # A judged row whose judge did not cover every trial of this module: marked with a star.
+    starred: bool
+    tasks_scored: int
+
+
+class TrialCell(_Model):
+    trial: int
+    outcome: Outcome
+    score: float | None
+    # Why a trial was excluded, or the hard gate that failed it; empty otherwise.
+    note: str = ""
+    # The judge moved this trial's verdict (rescued or demoted).
+    judge_changed: bool = False
+
+
+class TaskRow(_Model):
+    task_id: str
+    module: str
+    scored: bool
+    pass_k: float | None
+    det: float | None
+    passed: int
+    scorable: int
+    trials: list[TrialCell]
+
+
+class SettingFlag(_Model):
+    field: str
+    value: str
+    common: str
+
+
+class SettingItem(_Model):
+    field: str
+    label: str
+    value: str
+
+
+class RadarData(_Model):
+    """The radar on a model card: per-module pass^k on 0-100, in the bank's module order."""
+
+    labels: list[str]
+    values: list[float]
+
+
+class Row(_Model):
+    rank: int | None
+    model: str
+    slug: str
+    source_file: str
+    judged_file: str | None
+    judge_state: JudgeState
+    # The headline on 0-100: judged pass^k, or raw pass^k for a fallback row; None when nothing scored.
+    headline: float | None
+    tier: str | None
+    interval_low: float | None
+    interval_high: float | None
+    det: float | None
+    pass_k: float | None
+    judged_det: float | None
+    judged_pass: float | None
+    tasks_scored: int
+    tasks_excluded: int
+    trials_excluded: int
+    run_time_min: float | None
+    decode_tps: float | None
+    prefill_tps: float | None
+    first_try_code_rate: float | None
+    # Share of the trials sent to the judge whose verdict was applied; None for an unjudged row.
+    judge_coverage: float | None
+    uncovered_modules: list[str]
+    changed_verdicts: int
+    modules: list[ModuleCell]
+    flags: list[SettingFlag]
+    settings: list[SettingItem]
+    size: SizeFacts
+    radar: RadarData
+    # Per-task outcomes for the card; left out of leaderboard.json.
+    tasks: list[TaskRow] = []
+
+
+class TierGroup(_Model):
+    name: str
+    low: float
+    # Upper edge (exclusive) of the band; None for the top tier.
+    high: float | None
+    label: str
+    slugs: list[str]
+
+
+class BucketGroup(_Model):
+    label: str
+    dense: list[str]
+    sparse: list[str]
+
+
+class PairRow(PairVerdict):
+    """One tested pair, by display name and slug, with the verdict from ``engine.analysis.stats``."""
+
+    a: str
+    b: str
+    slug_a: str
+    slug_b: str
+
+
+class SeparabilityView(_Model):
+    alpha: float
+    pair_count: int
+    separable_count: int
+    adjacent_count: int
+    adjacent_separable: int
+    adjacent: list[PairRow]
+    pairs: list[PairRow]
+
+
+class Board(_Model):
+    schema_version: int = BOARD_SCHEMA_VERSION
+    k: int
+    weights_preset: str
+    tier_bands: list[tuple[str, float]]
+    modules: list[str]
+    module_labels: dict[str, str]
+    rows: list[Row]
+    tiers: list[TierGroup]
+    buckets: list[BucketGroup]
+    separability: SeparabilityView
+    # The most common value of each compared setting across the board.
+    common_settings: dict[str, str]
+    judged_rows: int
+    fallback_rows: int
+    partial_rows: int
+    flagged_rows: int
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Board:
+        slugs = [r.slug for r in self.rows]
+        if len(set(slugs)) != len(slugs):
+            raise ValueError("two rows share a slug")
+        known = set(slugs)
+        for group in [*self.tiers]:
+            if not set(group.slugs) <= known:
+                raise ValueError(f"tier {group.name} names a model that is not on the board")
+        for bucket in self.buckets:
+            if not set(bucket.dense + bucket.sparse) <= known:
+                raise ValueError(f"bucket {bucket.label} names a model that is not on the board")
+        return self
+
+    def row(self, slug: str) -> Row:
+        for r in self.rows:
+            if r.slug == slug:
+                return r
+        raise KeyError(slug)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Small pure helpers
+
+
+def tier_for(headline: float | None) -> str | None:
+    if headline is None:
+        return None
+    for name, low in TIER_BANDS:
+        if headline >= low - 1e-9:
+            return name
+    return TIER_BANDS[-1][0]
+
+
+def bucket_for(total_params_b: float | None) -> str:
+    if total_params_b is None:
+        return UNKNOWN_BUCKET
+    for label, low, high in SIZE_BUCKETS:
+        if low <= total_params_b < high:
+            return label
+    return UNKNOWN_BUCKET
+
+
+def _params_text(value: float) -> str:
+    if value >= 10:
+        return f"{value:.0f}B"
+    if value >= 1:
+        return f"{value:.3g}B"
+    return f"{value * 1000:.0f}M"
+
+
+def size_facts(entry: ModelEntry | None) -> SizeFacts:
+    if entry is None or entry.total_params_b is None:
+        return SizeFacts(
+            known=False,
+            label="?",
+            bucket=UNKNOWN_BUCKET,
+            architecture=entry.architecture if entry else None,
+            family=entry.family if entry else None,
+            quantisation=entry.quantisation if entry else None,
+            context=entry.context if entry else None,
+            card_url=entry.card_url if entry else None,
+        )
+    total = entry.total_params_b
+    active = entry.active_params_b or total
+    sparse = entry.architecture in ("moe", "ple") or active < total
+    badge = {"moe": "MoE", "ple": "PLE"}.get(entry.architecture) or ("MoE" if sparse else None)
+    label = _params_text(total) if not sparse else f"{_params_text(total)} · {_params_text(active)} active"
+    return SizeFacts(
+        known=True,
+        total_params_b=total,
+        active_params_b=active,
+        architecture=entry.architecture,
+        badge=badge,
+        sparse=sparse,
+        family=entry.family,
+        quantisation=entry.quantisation,
+        context=entry.context,
+        card_url=entry.card_url,
+        label=label,
+        sort_params=active,
+        bucket=bucket_for(total),
+    )
+
+
+def _median(values: list[float]) -> float | None:
+    return float(statistics.median(values)) if values else None
+
+
+def speeds(run: RunFile) -> tuple[float | None, float | None]:
+    """Median decode and prefill rates (tokens/s) over the assistant turns that reported them."""
+    decode: list[float] = []
+    prefill: list[float] = []
+    for trial in run.trials:
+        for turn in trial.turns:
+            if turn.role != "assistant" or turn.timings is None:
+                continue
+            if turn.timings.decode_tps:
+                decode.append(turn.timings.decode_tps)
+            if turn.timings.prompt_tps:
+                prefill.append(turn.timings.prompt_tps)
+    return _median(decode), _median(prefill)
+
+
+# What the board compares between rows: (field, label, how to read it from a run file).
+SETTING_FIELDS: tuple[tuple[str, str, Callable[[RunFile], object]], ...] = (
+    ("task_set", "Task set", lambda r: r.provenance.task_set_hash),
+    ("bench_version", "Bench version", lambda r: r.provenance.bench_version),
+    ("trials", "Trials", lambda r: r.settings.trials),
+    ("profile", "Profile", lambda r: r.settings.profile),
+    (
+        "thinking",
+        "Thinking",
+        lambda r: {None: "server default", True: "on", False: "off"}[r.settings.thinking],
+    ),
+    (
+        "max_tokens",
+        "Max tokens",
+        lambda r: "per task" if r.settings.max_tokens is None else r.settings.max_tokens,
+    ),
+    (
+        "sampling",
+        "Sampling",
+        lambda r: (
+            f"temperature {'server default' if r.settings.temperature is None else r.settings.temperature}"
+            f", seed {r.settings.seed}"
+        ),
+    ),
+    ("sandbox", "Sandbox", lambda r: r.settings.sandbox_backend or "none"),
+    # --stop-loops ends looping replies early; verdicts should not change, but a row that used it says so.
+    ("stop_loops", "Stop loops", lambda r: "on" if r.settings.stop_loops else "off"),
+    # --early-stop scores a failed task on fewer trials: its pass^k is the same, its det score is not.
+    ("early_stop", "Early stop", lambda r: "on" if r.settings.early_stop else "off"),
+)
+# Shown on the card but not compared (they describe the machine, not what the model saw).
+INFO_FIELDS: tuple[tuple[str, str, Callable[[RunFile], object]], ...] = (
+    ("concurrency", "Concurrency", lambda r: r.settings.concurrency),
+    ("served_context", "Served context", lambda r: r.provenance.served_context or "not reported"),
+    ("filter", "Task filter", lambda r: r.settings.filter or "none"),
+    ("started_at", "Started", lambda r: r.provenance.started_at),
+)
+
+
+def run_settings(run: RunFile) -> dict[str, str]:
+    return {f: str(get(run)) for f, _label, get in SETTING_FIELDS}
+
+
+def common_settings(all_settings: Sequence[dict[str, str]]) -> dict[str, str]:
+    """The most common value of each field; a tie goes to the value that sorts first (stable across runs)."""
+    out: dict[str, str] = {}
+    for f, _label, _get in SETTING_FIELDS:
+        counts = Counter(s[f] for s in all_settings)
+        if counts:
+            best = max(counts.values())
+            out[f] = sorted(v for v, c in counts.items() if c == best)[0]
+    return out
+
+
+def setting_flags(mine: dict[str, str], common: dict[str, str], board_size: int) -> list[SettingFlag]:
+    if board_size < 2:
+        return []
+    return [
+        SettingFlag(field=f, value=mine[f], common=common[f])
+        for f, _label, _get in SETTING_FIELDS
+        if mine[f] != common[f]
+    ]
+
+
+def unique_slugs(names: Sequence[str]) -> dict[str, str]:
+    """A page-safe slug per model; two names that slug alike get -2, -3 ... in name order."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for name in sorted(names):
+        base = model_slug(name).lower()
+        slug, n = base, 1
+        while slug in used:
+            n += 1
+            slug = f"{base}-{n}"
+        used.add(slug)
+        out[name] = slug
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Loading
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    path: Path
+    run: RunFile
+    judged_path: Path | None
+    judged: JudgedFile | None
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Hold the cyclic garbage collector off while a board's millions of small objects are made.
+
+    Loading 500 result files and building their board allocates millions of objects that all stay alive; each
+    full collection walks every one of them, and at that size the collector cost more than the work itself
+    (15 s of a 38 s board build on 500 models). Nothing made here forms garbage cycles that need collecting
+    early, and plain reference counting still frees everything; the collector is restored on the way out.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        # Everything allocated meanwhile sits in the youngest generation; re-enabled as it is, the collector
+        # would walk all of it again on the next young, middle and full passes. freeze() + unfreeze() moves
+        # it straight into the oldest generation (a list splice, no walk), where it stays collectable.
+        gc.freeze()
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()
+
+
+def result_files(results_dir: Path) -> list[Path]:
+    if not results_dir.is_dir():
+        raise UserError(
+            f"{results_dir}: no such folder; pass --results-dir with the folder that holds "
+            f"*{RAW_SUFFIX} files"
+        )
+    return sorted(results_dir.glob(f"*{RAW_SUFFIX}"))
+
+
+def load_results(results_dir: Path) -> list[LoadedRun]:
+    """Every raw result file of a folder with the judged file beside it, if any. One model, one file."""
+    with _gc_paused():
+        return _load_results(results_dir)
+
+
+def _load_results(results_dir: Path) -> list[LoadedRun]:
+    loaded: list[LoadedRun] = []
+    seen: dict[str, Path] = {}
+    for path in result_files(results_dir):
+        run = load_run_file(path)
+        name = run.settings.model
+        if name in seen:
+            raise UserError(
+                f"{path} and {seen[name]} both hold model {name!r}; keep one result file per "
+                "model in the folder"
+            )
+        seen[name] = path
+        jpath = judged_path_for(path)
+        judged = load_judged_file(jpath) if jpath.is_file() else None
+        if judged is not None and judged.model != name:
+            raise UserError(
+                f"{jpath}: judged file is for model {judged.model!r} but {path.name} holds "
+                f"{name!r}; re-run `sllmb judge --results {path}`"
+            )
+        loaded.append(LoadedRun(path, run, jpath if judged else None, judged))
+    return loaded
+
+
+def load_models_optional(path: Path | None) -> ModelsFile | None:
+    """models.yaml is optional for a board (sizes show "?" without it), but a broken one is an error."""
+    if path is None or not path.is_file():
+        return None
+    with _gc_paused():  # usually called while a folder of loaded runs is alive (see ``_gc_paused``)
+        return load_models(path)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Building
+
+
+def _pct(value: float | None) -> float | None:
+    return None if value is None else round(value * 100.0, 4)
+
+
+def _task_rows(item: LoadedRun, score: JudgedScore) -> list[TaskRow]:
+    # Trials whose verdict the judge actually moved: compare the run with the verdicts folded in.
+    changed: set[tuple[str, int]] = set()
+    if item.judged is not None:
+        judged_run, _coverage, _stale = apply_verdicts(item.run, item.judged)
+        for a, b in zip(item.run.trials, judged_run.trials, strict=True):
+            if a.grade is not None and b.grade is not None and a.grade.passed != b.grade.passed:
+                changed.add((a.task_id, a.trial))
+    card = score.judged_card
+    by_task: dict[str, list[TrialCell]] = {}
+    for t in sorted(item.run.trials, key=lambda x: (x.task_id, x.trial)):
+        if not t.scorable:
+            note = "infra error" if t.infra else (t.invalid_reason or "not graded")
+            cell = TrialCell(trial=t.trial, outcome="excluded", score=None, note=note)
+        else:
+            assert t.grade is not None
+            moved = (t.task_id, t.trial) in changed
+            passed = t.grade.passed != moved  # a moved verdict flips the det verdict
+            cell = TrialCell(
+                trial=t.trial,
+                outcome="pass" if passed else "fail",
+                score=round(t.grade.score, 4),
+                note=t.grade.hard_gate or ("" if passed else (t.error or "")),
+                judge_changed=moved,
+            )
+        by_task.setdefault(t.task_id, []).append(cell)
+    order = {m: i for i, m in enumerate(MODULE_NAMES)}
+    rows = []
+    for ts in sorted(card.tasks.values(), key=lambda x: (order.get(x.module, 99), x.task_id)):
+        rows.append(
+            TaskRow(
+                task_id=ts.task_id,
+                module=ts.module,
+                scored=ts.scored,
+                pass_k=ts.pass_k,
+                det=ts.det_score,
+                passed=ts.passed_trials,
+                scorable=ts.scorable_trials,
+                trials=by_task.get(ts.task_id, []),
+            )
+        )
+    return rows
+
+
+@dataclass
+class _Scored:
+    item: LoadedRun
+    score: JudgedScore
+    state: JudgeState
+    headline_card: Scorecard
+
+
+def _judge_state(item: LoadedRun, score: JudgedScore) -> JudgeState:
+    if item.judged is None:
+        return "fallback"
+    return "partial" if score.uncovered_modules else "judged"
+
+
+def build_board(
+    runs: Sequence[LoadedRun],
+    models: ModelsFile | None = None,
+    weights: str = DEFAULT_PRESET,
+    alpha: float = ALPHA,
+) -> Board:
+    if weights not in WEIGHT_PRESETS:
+        raise UserError(
+            f"unknown weight preset {weights!r}; choose one of: {', '.join(sorted(WEIGHT_PRESETS))}"
+        )
+    if not runs:
+        return _empty_board(weights, alpha)
+    with _gc_paused():
+        return _build_board(runs, models, weights, alpha)
+
+
+def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: str, alpha: float) -> Board:
+    k = board_k([r.run for r in runs])
+    scored: list[_Scored] = []
+    for item in runs:
+        score = score_judged(item.run, item.judged, k=k, weights=weights)
+        state = _judge_state(item, score)
+        headline_card = score.card if state == "fallback" else score.judged_card
+        scored.append(_Scored(item, score, state, headline_card))
+
+    table = _pair_table([s.headline_card for s in scored], alpha=alpha)
+    rank_of = {name: i + 1 for i, name in enumerate(table.ranking)}
+    slugs = unique_slugs([s.item.run.settings.model for s in scored])
+    all_settings = [run_settings(s.item.run) for s in scored]
+    common = common_settings(all_settings)
+    present = [m for m in MODULE_NAMES if any(m in s.score.card.modules for s in scored)]
+
+    rows: list[Row] = []
+    for s, mine in zip(scored, all_settings, strict=True):
+        run, score, name = s.item.run, s.score, s.item.run.settings.model
+        card = s.headline_card
+        headline = _pct(card.headline)
+        interval = model_interval(card)
+        judged = s.state != "fallback"
+        cells = []
+        for m in present:
+            jm = score.modules.get(m)
+            ms = score.card.modules.get(m)
+            if jm is None or ms is None:
+                cells.append(
+                    ModuleCell(
+                        module=m,
+                        label=MODULE_LABELS.get(m, m),
+                        weight=0.0,
+                        det=None,
+                        pass_k=None,
+                        judged_det=None,
+                        judged_pass_k=None,
+                        delta=None,
+                        judgeable=m not in NEVER_SENT,
+                        starred=False,
+                        tasks_scored=0,
+                    )
+                )
+                continue
+            judgeable = m not in NEVER_SENT
+            delta = None
+            if judged and judgeable and jm.det_score is not None and jm.judged_det_score is not None:
+                d = jm.judged_det_score - jm.det_score
+                delta = round(d, 6) if abs(d) > 1e-9 else None
+            cells.append(
+                ModuleCell(
+                    module=m,
+                    label=MODULE_LABELS.get(m, m),
+                    weight=ms.weight,
+                    det=jm.det_score,
+                    pass_k=jm.pass_k,
+                    judged_det=jm.judged_det_score if judged else None,
+                    judged_pass_k=jm.judged_pass_k if judged else None,
+                    delta=delta,
+                    judgeable=judgeable,
+                    starred=judged and judgeable and not jm.covered,
+                    tasks_scored=ms.tasks_scored,
+                )
+            )
+        coverage = None
+        if judged:
+            sent = [t for t in run.trials if t.module not in NEVER_SENT and t.scorable]
+            covered_share = [
+                score.modules[m].coverage
+                for m in score.modules
+                if m not in NEVER_SENT and score.modules[m].coverage is not None
+            ]
+            if sent and covered_share:
+                weights_by_module = Counter(t.module for t in sent)
+                total = sum(weights_by_module.values())
+                coverage = (
+                    sum(
+                        (score.modules[m].coverage or 0.0) * n
+                        for m, n in weights_by_module.items()
+                        if m in score.modules
+                    )
+                    / total
+                )
+        decode, prefill = speeds(run)
+        entry = models.find(name) if models else None
+        size = size_facts(entry)
+        settings = [SettingItem(field=f, label=label, value=mine[f]) for f, label, _g in SETTING_FIELDS]
+        settings += [SettingItem(field=f, label=label, value=str(get(run))) for f, label, get in INFO_FIELDS]
+        radar_cells = [c for c in cells if c.tasks_scored]
+        radar = RadarData(
+            labels=[c.label for c in radar_cells],
+            values=[
+                round(
+                    ((c.judged_pass_k if judged and c.judged_pass_k is not None else c.pass_k) or 0.0) * 100,
+                    2,
+                )
+                for c in radar_cells
+            ],
+        )
+        rows.append(
+            Row(
+                rank=rank_of[name] if card.headline is not None else None,
+                model=name,
+                slug=slugs[name],
+                source_file=s.item.path.name,
+                judged_file=s.item.judged_path.name if s.item.judged_path else None,
+                judge_state=s.state,
+                headline=headline,
+                tier=tier_for(headline),
+                interval_low=_pct(interval.low) if interval else None,
+                interval_high=_pct(interval.high) if interval else None,
+                det=score.det_score,
+                pass_k=score.headline,
+                judged_det=score.judged_det_score if judged else None,
+                judged_pass=score.judged_headline if judged else None,
+                tasks_scored=card.tasks_scored,
+                tasks_excluded=card.tasks_excluded,
+                trials_excluded=card.trials_excluded,
+                run_time_min=round(run.provenance.duration_s / 60.0, 2)
+                if run.provenance.duration_s
+                else None,
+                decode_tps=decode,
+                prefill_tps=prefill,
+                first_try_code_rate=score.card.first_try_code_rate,
+                judge_coverage=coverage,
+                uncovered_modules=score.uncovered_modules if judged else [],
+                changed_verdicts=score.changed_verdicts if judged else 0,
+                modules=cells,
+                flags=setting_flags(mine, common, len(scored)),
+                settings=settings,
+                size=size,
+                radar=radar,
+                tasks=_task_rows(s.item, score),
+            )
+        )
+    rows.sort(key=lambda r: (r.rank is None, r.rank or 0, r.model))
+    slug_of = {r.model: r.slug for r in rows}
+    pairs = _pair_rows(table, slug_of)
+    adjacent = [p for p in pairs if p.adjacent]
+    return Board(
+        k=k,
+        weights_preset=weights,
+        tier_bands=list(TIER_BANDS),
+        modules=present,
+        module_labels={m: MODULE_LABELS.get(m, m) for m in present},
+        rows=rows,
+        tiers=_tiers(rows),
+        buckets=_buckets(rows),
+        separability=SeparabilityView(
+            alpha=alpha,
+            pair_count=len(pairs),
+            separable_count=sum(p.separable for p in pairs),
+            adjacent_count=len(adjacent),
+            adjacent_separable=sum(p.separable for p in adjacent),
+            adjacent=adjacent,
+            pairs=pairs,
+        ),
+        common_settings=common,
+        judged_rows=sum(r.judge_state == "judged" for r in rows),
+        fallback_rows=sum(r.judge_state == "fallback" for r in rows),
+        partial_rows=sum(r.judge_state == "partial" for r in rows),
+        flagged_rows=sum(bool(r.flags) for r in rows),
+    )
+
+
+@dataclass(frozen=True)
+class _PairTable:
+    """The sign tests of every pair as plain tuples, before any model object is made for them."""
+
+    alpha: float
+    ranking: list[str]
+    # (index a, index b in ``ranking``, wins_a, wins_b, ties, p, p_adjusted, tasks_needed)
+    rows: list[tuple[int, int, int, int, int, float, float, int | None]]
+
+
+def _pair_table(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float = POWER) -> _PairTable:
+    ks = {c.k for c in cards}
+    if len(ks) > 1:
+        raise UserError(f"scorecards were scored with different k ({sorted(ks)}): score a board with one k")
+    ordered = ranking(cards)
+    task_ids = sorted({t for c in ordered for t in c.tasks})
+    col = {t: i for i, t in enumerate(task_ids)}
+    fractions = np.full((len(ordered), len(task_ids)), np.nan)
+    for i, card in enumerate(ordered):
+        for tid, ts in card.tasks.items():
+            if ts.scored and ts.pass_fraction is not None:
+                fractions[i, col[tid]] = ts.pass_fraction
+
+    @cache
+    def p_of(wins: int, decided: int) -> float:
+        return float(binomtest(wins, decided, 0.5, alternative="two-sided").pvalue) if decided else 1.0
+
+    @cache
+    def needed(wa: int, wb: int, tasks: int) -> int | None:
+        return mcnemar_tasks_needed(wa / tasks, wb / tasks, alpha, power) if tasks else None
+
+    raw: list[tuple[int, int, int, int, int, float]] = []
+    for i in range(len(ordered) - 1):
+        a = fractions[i]
+        rest = fractions[i + 1 :]
+        both = ~np.isnan(rest) & ~np.isnan(a)
+        diff = np.where(both, rest - a, 0.0)
+        tie = both & (np.abs(diff) <= 1e-12)
+        wins_a = (both & ~tie & (diff < 0)).sum(axis=1).tolist()
+        wins_b = (both & ~tie & (diff > 0)).sum(axis=1).tolist()
+        ties = tie.sum(axis=1).tolist()
+        for j, (wa, wb, tt) in enumerate(zip(wins_a, wins_b, ties, strict=True)):
+            raw.append((i, i + 1 + j, wa, wb, tt, p_of(wa, wa + wb)))
+    adjusted = holm([r[5] for r in raw])
+    rows = [
+        (i, j, wa, wb, tt, p, padj, needed(wa, wb, wa + wb + tt))
+        for (i, j, wa, wb, tt, p), padj in zip(raw, adjusted, strict=True)
+    ]
+    return _PairTable(alpha=alpha, ranking=[c.model for c in ordered], rows=rows)
+
+
+def fast_separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float = POWER) -> Separability:
+    """``engine.analysis.stats.separability`` with the same definitions, fast enough for a board of hundreds of models.
+
+    The sign test's p-value depends only on (wins, decided tasks), and the tasks-needed figure only on
+    (wins_a, wins_b, tasks): both are memoised, and the win counts come from one array per model. A test
+    checks that the result equals ``engine.analysis.stats.separability`` field for field.
+    """
+    table = _pair_table(cards, alpha, power)
+    names = table.ranking
+    pairs = [
+        PairTest(
+            model_a=names[i],
+            model_b=names[j],
+            tasks=wa + wb + tt,
+            wins_a=wa,
+            wins_b=wb,
+            ties=tt,
+            p_value=p,
+            p_adjusted=padj,
+            separable=padj < alpha,
+            adjacent=j - i == 1,
+            tasks_needed=need,
+        )
+        for i, j, wa, wb, tt, p, padj, need in table.rows
+    ]
+    adjacent = [p for p in pairs if p.adjacent]
+    return Separability(
+        alpha=alpha,
+        ranking=names,
+        pairs=pairs,
+        pair_count=len(pairs),
+        separable_count=sum(p.separable for p in pairs),
+        adjacent_count=len(adjacent),
+        adjacent_separable=sum(p.separable for p in adjacent),
+    )
+
+
+def _pair_rows(table: _PairTable, slug_of: dict[str, str]) -> list[PairRow]:
+    # Plain validated construction: in pydantic 2 it is faster than model_construct, which loops in Python.
+    names = table.ranking
+    alpha = table.alpha
+    return [
+        PairRow(
+            a=names[i],
+            b=names[j],
+            slug_a=slug_of[names[i]],
+            slug_b=slug_of[names[j]],
+            tasks=wa + wb + tt,
+            wins_a=wa,
+            wins_b=wb,
+            ties=tt,
+            p_value=p,
+            p_adjusted=padj,
+            separable=padj < alpha,
+            adjacent=j - i == 1,
+            tasks_needed=need,
+        )
+        for i, j, wa, wb, tt, p, padj, need in table.rows
+    ]
+
+
+def _tiers(rows: Sequence[Row]) -> list[TierGroup]:
+    groups = []
+    for i, (name, low) in enumerate(TIER_BANDS):
+        high = TIER_BANDS[i - 1][1] if i else None
+        label = f"≥ {low:g}" if name != TIER_BANDS[-1][0] else f"< {high:g}"
+        groups.append(
+            TierGroup(
+                name=name, low=low, high=high, label=label, slugs=[r.slug for r in rows if r.tier == name]
+            )
+        )
+    return groups
+
+
+def _buckets(rows: Sequence[Row]) -> list[BucketGroup]:
+    out = []
+    for label in [b[0] for b in SIZE_BUCKETS] + [UNKNOWN_BUCKET]:
+        mine = [r for r in rows if r.size.bucket == label]
+        if not mine:
+            continue
+
+        def key(r: Row) -> tuple[bool, float, bool, float, str]:
+            return (
+                r.size.sort_params is None,
+                r.size.sort_params or 0.0,
+                r.headline is None,
+                -(r.headline or 0.0),
+                r.model,
+            )
+
+        out.append(
+            BucketGroup(
+                label=label,
+                dense=[r.slug for r in sorted(mine, key=key) if not r.size.sparse],
+                sparse=[r.slug for r in sorted(mine, key=key) if r.size.sparse],
+            )
+        )
+    return out
+
+
+def _empty_board(weights: str, alpha: float) -> Board:
+    return Board(
+        k=1,
+        weights_preset=weights,
+        tier_bands=list(TIER_BANDS),
+        modules=[],
+        module_labels={},
+        rows=[],
+        tiers=_tiers([]),
+        buckets=[],
+        separability=SeparabilityView(
+            alpha=alpha,
+            pair_count=0,
+            separable_count=0,
+            adjacent_count=0,
+            adjacent_separable=0,
+            adjacent=[],
+            pairs=[],
+        ),
+        common_settings={},
+        judged_rows=0,
+        fallback_rows=0,
+        partial_rows=0,
+        flagged_rows=0,
+    )
+
+
+def board_from_dir(
+    results_dir: Path, models_path: Path | None = None, weights: str = DEFAULT_PRESET
+) -> Board:
+    """The one entry point the site, the HTML file and the JSON use."""
+    return build_board(load_results(results_dir), load_models_optional(models_path), weights)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# leaderboard.json
+
+
+def board_json(board: Board) -> str:
+    """The board as JSON: every row (without trial detail), tier, bucket and pair verdict."""
+    # Serialised by pydantic-core in one pass (no intermediate dicts): compact, UTF-8 as is. Floats are written
+    # in their shortest round-trip form (0.00006103515625 rather than 6.103515625e-05): the same numbers.
+    return board.model_dump_json(exclude={"rows": {"__all__": {"tasks"}}}) + "\n"
+
+
+def write_board_json(path: Path, board: Board) -> None:
+    atomic_write_text(path, board_json(board))
+
+
+def read_board_json(path: Path) -> Board:
+    try:
+        return Board.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError) as exc:
+        raise UserError(f"{path}: not a board file written by `sllmb leaderboard`: {exc}") from exc

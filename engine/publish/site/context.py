@@ -1,0 +1,64 @@
+"""The site's one Board per build, shared by the hook (which adds the model pages) and the macros.
+
+mkdocs loads the hook file and the macros file by path, each as its own module, so the board is kept here,
+in a module both import normally. It is rebuilt only when a result file or models.yaml changes (so
+``mkdocs serve`` picks up a new run on the next save).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.analysis.scoring import DEFAULT_PRESET
+from engine.publish.board import RAW_SUFFIX, Board, build_board, load_models_optional, load_results
+
+log = logging.getLogger("mkdocs.plugins.small_llm_bench")
+
+
+@dataclass(frozen=True)
+class BoardSource:
+    results_dir: Path
+    models_path: Path | None
+    weights: str
+
+
+def board_source(config: Any) -> BoardSource:
+    """Where the board comes from: ``extra.board`` in mkdocs.yml, paths relative to mkdocs.yml's folder."""
+    project = Path(config["config_file_path"]).resolve().parent
+    settings = (config.get("extra") or {}).get("board") or {}
+    results = Path(settings.get("results_dir") or "results/reference")
+    models = settings.get("models", "models.yaml")
+    return BoardSource(
+        results_dir=results if results.is_absolute() else project / results,
+        models_path=None
+        if not models
+        else (Path(models) if Path(models).is_absolute() else project / models),
+        weights=settings.get("weights") or DEFAULT_PRESET,
+    )
+
+
+def _signature(src: BoardSource) -> tuple:
+    files = sorted(src.results_dir.glob(f"*{RAW_SUFFIX}")) + sorted(src.results_dir.glob("*_judged.json"))
+    if src.models_path is not None and src.models_path.is_file():
+        files.append(src.models_path)
+    return (src, tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+
+
+_cache: dict[str, tuple[tuple, Board]] = {}
+
+
+def site_board(config: Any) -> Board:
+    src = board_source(config)
+    if not src.results_dir.is_dir():
+        log.info("no results folder at %s: the leaderboard is empty", src.results_dir)
+        return build_board([], None, src.weights)
+    sig = _signature(src)
+    hit = _cache.get("board")
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    board = build_board(load_results(src.results_dir), load_models_optional(src.models_path), src.weights)
+    _cache["board"] = (sig, board)
+    return board

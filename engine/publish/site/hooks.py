@@ -1,0 +1,163 @@
+"""MkDocs hook: one page per model, the board's assets and ``leaderboard.json``, and a nav built from the
+pages that exist.
+
+mkdocs-macros fills pages but cannot create them, so the model pages are added here as generated files: one
+per board row (our runs) and one per Small LM Index model, a model that is both having one page with the card
+and the index section (``engine.publish.site.index_macros.plan_model_pages`` decides where each page lives). They are
+rendered with ``render_macros: false``: a model name is data, and must never reach Jinja.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+if importlib.util.find_spec("engine") is None:  # `mkdocs build` from a checkout that is not pip-installed
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+
+from mkdocs.structure.files import File, Files  # noqa: E402
+
+from engine.index.index import IndexRow  # noqa: E402
+from engine.publish.board import board_json  # noqa: E402
+from engine.publish.html import STATIC_DIR, Links, card_html, esc  # noqa: E402
+from engine.publish.site.context import site_board  # noqa: E402
+from engine.publish.site.index_macros import IndexSite, ModelPages, correction_url, plan_model_pages  # noqa: E402
+
+# Methodology pages in reading order; a page not listed here follows, in name order.
+METHODOLOGY_ORDER = (
+    "index",
+    "scoring",
+    "judge",
+    "statistics",
+    "modules",
+    "tools-world",
+    "sandboxing",
+    "limits",
+)
+
+
+def _plotly_path() -> Path:
+    import plotly
+
+    return Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+
+
+def _section_pages(docs_dir: Path, folder: str, order: tuple[str, ...] = ()) -> list[Any]:
+    """The pages of a folder (``order`` first, then by name), each sub-folder as a nested section."""
+    base = docs_dir / folder
+    pages = sorted(p.stem for p in base.glob("*.md"))
+    ranked = [p for p in order if p in pages] + [p for p in pages if p not in order]
+    items: list[Any] = [f"{folder}/{p}.md" for p in ranked]
+    for sub in sorted(d for d in base.iterdir() if d.is_dir()) if base.is_dir() else []:
+        inner = _section_pages(docs_dir, f"{folder}/{sub.name}", ("index",))
+        if inner:
+            items.append({sub.name.replace("_", " ").replace("-", " ").capitalize(): inner})
+    return items
+
+
+def _fill_nav(nav: list[Any], docs_dir: Path) -> list[Any]:
+    """Replace the placeholder strings ``auto:<folder>`` in the nav with that folder's pages."""
+    out: list[Any] = []
+    for item in nav:
+        if isinstance(item, dict):
+            filled = {}
+            for title, value in item.items():
+                if isinstance(value, str) and value.startswith("auto:"):
+                    folder = value.removeprefix("auto:")
+                    order = METHODOLOGY_ORDER if folder == "methodology" else ("index",)
+                    filled[title] = _section_pages(docs_dir, folder, order)
+                elif isinstance(value, list):
+                    filled[title] = _fill_nav(value, docs_dir)
+                else:
+                    filled[title] = value
+            if any(v != [] for v in filled.values()):
+                out.append(filled)
+        else:
+            out.append(item)
+    return out
+
+
+def on_config(config: Any) -> Any:
+    if config.get("nav"):
+        config["nav"] = _fill_nav(config["nav"], Path(config["docs_dir"]))
+    return config
+
+
+def _page(title: str, body: str) -> str:
+    """A generated page: front matter, a raw-HTML title and ``body`` (finished, escaped HTML)."""
+    meta = {"title": esc(title), "render_macros": False, "search": {"boost": 0.5}}
+    # JSON is valid YAML: the title is quoted whatever it holds.
+    front = "\n".join(f"{k}: {json.dumps(v)}" for k, v in meta.items())
+    return f"---\n{front}\n---\n\n<h1>{esc(title)}</h1>\n\n{body}\n"
+
+
+def model_page(board: Any, slug: str, index: IndexSite | None = None, pages: ModelPages | None = None) -> str:
+    """The Markdown of a board row's page: the card, and the row's index model when it has one."""
+    row = board.row(slug)
+    links = Links(root="../../", repo=None if index is None else index.repo_url)
+    model_id = None if pages is None else pages.merged.get(slug)
+    if index is not None and model_id is not None:
+        entry = _index_row(index, model_id).entry
+        body = (
+            f'<p class="lb-note">Our run of this model: <code>{esc(row.model)}</code>.</p>\n\n'
+            f'<h2 id="our-run">Our run</h2>\n\n{card_html(board, row, links, heading_level=3)}\n\n'
+            f'<h2 id="small-lm-index">Small LM Index</h2>\n\n{index.model_html(model_id)}'
+        )
+        return _page(entry.name, body)
+    body = card_html(board, row, links)
+    other = None if pages is None else pages.also.get(slug)
+    if index is not None and pages is not None and other is not None:
+        name = _index_row(index, other).entry.name
+        body = (
+            f'<p class="lb-note">Small LM Index entry for this model: '
+            f'<a href="../{esc(pages.index_page[other])}/">{esc(name)}</a>.</p>\n\n{body}'
+        )
+    return _page(row.model, body)
+
+
+def index_model_page(index: IndexSite, model_id: str) -> str:
+    """The Markdown of an index model's page when no board row carries it."""
+    return _page(_index_row(index, model_id).entry.name, index.model_html(model_id))
+
+
+def _index_row(index: IndexSite, model_id: str) -> IndexRow:
+    row = index.result().row(model_id)
+    if row is None:  # the pages are planned from the same index, so this is a bug, not bad input
+        raise KeyError(f"the Small LM Index has no model '{model_id}'")
+    return row
+
+
+def _index_site(config: Any) -> IndexSite:
+    root = Path(config["config_file_path"]).resolve().parent
+    return IndexSite(root, repo_url=config.get("repo_url"))
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    """Every Small LM Index page ends with the way to correct a figure on it."""
+    url = correction_url(config.get("repo_url"))
+    if url is None or not page.file.src_uri.startswith("index/"):
+        return markdown
+    return (
+        f'{markdown}\n\n<p class="sli-correct">A figure here looks wrong? <a href="{esc(url)}" '
+        'rel="nofollow">Report it with the correction form</a> (it asks for a link to the source).</p>\n'
+    )
+
+
+def on_files(files: Files, config: Any) -> Files:
+    board = site_board(config)
+    index = _index_site(config)
+    pages = plan_model_pages([(r.model, r.slug) for r in board.rows], index.entries())
+    for row in board.rows:
+        content = model_page(board, row.slug, index, pages)
+        files.append(File.generated(config, f"models/{row.slug}.md", content=content))
+    for model_id in pages.index_only():
+        content = index_model_page(index, model_id)
+        files.append(File.generated(config, f"models/{pages.index_page[model_id]}.md", content=content))
+    for name in ("board.js", "board.css", "site.css"):
+        files.append(File.generated(config, f"assets/{name}", abs_src_path=str(STATIC_DIR / name)))
+    files.append(File.generated(config, "assets/plotly.min.js", abs_src_path=str(_plotly_path())))
+    files.append(File.generated(config, "leaderboard.json", content=board_json(board)))
+    return files

@@ -1,0 +1,1 @@
+"""A run: trials, checkpoint and resume, run cost, the scorecard, rescoring a stored run."""

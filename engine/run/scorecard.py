@@ -1,0 +1,46 @@
+"""The table printed when a run ends: per module pass^k, det score and exclusions; then the headline."""
+
+from __future__ import annotations
+
+import statistics
+
+from rich.console import Console
+from rich.table import Table
+
+from engine.analysis.scoring import Scorecard
+from engine.core.schema import RunFile
+from engine.run.runcost import describe
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.1f}"
+
+
+def decode_rate(run: RunFile) -> float | None:
+    """Median decode rate over every assistant turn that reported one (tokens per second)."""
+    rates = [t.timings.decode_tps for tr in run.trials for t in tr.turns
+             if t.role == "assistant" and t.timings and t.timings.decode_tps]
+    return statistics.median(rates) if rates else None
+
+
+def render(run: RunFile, card: Scorecard, console: Console | None = None) -> None:
+    console = console or Console(stderr=False)
+    table = Table(title=f"{run.settings.model} · pass^{card.k} · weights {card.weights_preset}")
+    for column in ("module", "weight", "pass^k", "det score", "tasks scored", "excluded trials"):
+        table.add_column(column, justify="left" if column == "module" else "right")
+    for name, mod in card.modules.items():
+        table.add_row(name, f"{mod.weight:.2f}", _pct(mod.pass_k), _pct(mod.det_score),
+                      str(mod.tasks_scored), str(mod.trials_excluded))
+    console.print(table)
+    rate = decode_rate(run)
+    minutes = run.provenance.duration_s / 60
+    console.print(
+        f"[bold]headline pass^{card.k}: {_pct(card.headline)}[/bold]  det score: {_pct(card.det_score)}  "
+        f"tasks scored: {card.tasks_scored} (excluded {card.tasks_excluded})  "
+        f"run time: {minutes:.1f} min  decode: {'—' if rate is None else f'{rate:.1f} tok/s'}"
+    )
+    if run.provenance.cost is not None:
+        console.print(describe(run.provenance.cost))
+    if run.provenance.skipped_tasks:
+        console.print(f"[yellow]skipped {len(run.provenance.skipped_tasks)} task(s):[/yellow] "
+                      + "; ".join(f"{k}: {v}" for k, v in sorted(run.provenance.skipped_tasks.items())))

@@ -1,0 +1,400 @@
+"""Unit tests of every deterministic check in engine.episodes.checks, and of the validation a task file gets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+from engine.episodes.checks import (
+    CHECK_NAMES,
+    CheckSpec,
+    Subject,
+    quote,
+    resolve,
+    run_checks,
+    same,
+    same_unordered,
+    schema_errors,
+    sentences,
+    words,
+)
+
+ADAPTER: TypeAdapter = TypeAdapter(CheckSpec)
+
+
+def spec(**fields):
+    return ADAPTER.validate_python(fields)
+
+
+def run(reply: str, /, **fields) -> tuple[bool, str]:
+    return spec(**fields).run(Subject(reply))
+
+
+def ok(reply: str, /, **fields) -> bool:
+    return run(reply, **fields)[0]
+
+
+DOC = json.dumps({"a": {"b": [1, 2, 3]}, "items": [{"k": "x", "n": 1}, {"k": "y", "n": 2.5}], "flag": True})
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+def test_every_check_name_is_in_the_union():
+    for name in CHECK_NAMES:
+        with pytest.raises(ValidationError) as err:
+            ADAPTER.validate_python({"check": name, "no_such_field": 1})
+        assert "no_such_field" in str(err.value)
+
+
+def test_unknown_check_name_is_rejected():
+    with pytest.raises(ValidationError) as err:
+        spec(check="json_valid")
+    assert "json_valid" in str(err.value)
+
+
+def test_resolve_paths_and_wildcards():
+    doc = json.loads(DOC)
+    assert resolve(doc, "a.b.1") == [("a.b.1", 2)]
+    assert [v for _, v in resolve(doc, "items.*.n")] == [1, 2.5]
+    assert resolve(doc, "") == [("", doc)]
+    with pytest.raises(Exception, match="no key a.c"):
+        resolve(doc, "a.c")
+    with pytest.raises(Exception, match="no element a.b.7"):
+        resolve(doc, "a.b.7")
+    with pytest.raises(Exception, match="not a list or object"):
+        resolve(doc, "flag.x")
+
+
+def test_same_is_type_strict():
+    assert same(85, 85.0) and not same("85", 85) and not same(True, 1) and not same(0, False)
+    assert same({"a": [1, "x"]}, {"a": [1.0, "x"]}) and not same({"a": 1}, {"a": 1, "b": 2})
+    assert same(0.1 + 0.2, 0.3, tolerance=1e-9) and not same(0.1 + 0.2, 0.3)
+    assert same("ABC", "abc", casefold=True) and not same("ABC", "abc")
+    assert same(None, None) and not same(None, 0)
+    assert same_unordered([1, 2, 2], [2, 1, 2]) and not same_unordered([1, 2, 2], [1, 1, 2])
+
+
+def test_words_and_sentences():
+    assert words("- one, two — three 4") == ["one,", "two", "three", "4"]
+    assert len(sentences("Harbor Sync 3.2 is out. It works! Does it? Yes")) == 4
+    assert len(sentences("1. Red\n2. Blue")) == 2
+    assert len(sentences("Water boils at 100.5 degrees in some places.")) == 1
+    assert sentences("") == []
+
+
+def test_quote_escapes_control_characters_and_caps_length():
+    q = quote("\x1b[2J" + "a" * 200)
+    assert "\x1b" not in q and len(q) <= 80 and q.endswith("...")
+
+
+# ---------------------------------------------------------------------------------------------- JSON
+
+
+def test_json_only():
+    assert ok('{"a": 1}', check="json_only", top="object")
+    assert not ok("[1]", check="json_only", top="object")
+    assert ok("[1]", check="json_only", top="array")
+    assert run('Here you go: {"a": 1}', check="json_only")[1].startswith("not valid JSON")
+    assert run('```json\n{"a": 1}\n```', check="json_only") == (False, "the JSON is wrapped in a code fence")
+    assert ok('```json\n{"a": 1}\n```', check="json_only", fences_ok=True)
+    assert run("   ", check="json_only") == (False, "the reply is empty")
+
+
+def test_fenced_json_is_still_read_by_value_checks():
+    assert ok('```json\n{"a": 1}\n```', check="value_equals", path="a", value=1)
+    assert not ok('text {"a": 1}', check="value_equals", path="a", value=1)
+
+
+def test_json_schema_subset():
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["n", "tags"],
+        "properties": {
+            "n": {"type": "integer", "minimum": 1},
+            "s": {"type": "string", "pattern": "^x"},
+            "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "maxItems": 2, "uniqueItems": True},
+        },
+    }
+    assert ok('{"n": 3, "tags": ["a"]}', check="json_schema", schema=schema)
+    assert ok('{"n": 3.0, "tags": []}', check="json_schema", schema=schema)
+    good, note = run(
+        '{"n": "3", "tags": ["c", "c", "a"], "z": 1, "s": "y"}', check="json_schema", schema=schema
+    )
+    assert not good and "n: expected integer, got string" in note and "more" in note
+    errors = schema_errors({"n": 0, "tags": ["a", "a"], "z": 1}, schema)
+    assert any("below 1" in e for e in errors) and any("repeats" in e for e in errors)
+    assert any("unexpected key" in e for e in errors)
+    assert schema_errors({}, schema) == ['(root): missing key "n"', '(root): missing key "tags"']
+
+
+def test_json_schema_rejects_unknown_keywords_and_bad_patterns_at_load():
+    with pytest.raises(ValidationError, match="unsupported keyword"):
+        spec(check="json_schema", schema={"type": "object", "oneOf": []})
+    with pytest.raises(ValidationError, match="not a valid regular expression"):
+        spec(check="json_schema", schema={"properties": {"a": {"pattern": "("}}})
+    with pytest.raises(ValidationError, match="unknown type"):
+        spec(check="json_schema", schema={"type": "float"})
+
+
+def test_value_equals():
+    assert ok(DOC, check="value_equals", path="items.1.n", value=2.5)
+    assert ok(DOC, check="value_equals", path="flag", value=True)
+    assert not ok('{"n": "2.5"}', check="value_equals", path="n", value=2.5)
+    assert ok('{"l": [3, 1, 2]}', check="value_equals", path="l", value=[1, 2, 3], unordered=True)
+    assert not ok('{"l": [3, 1, 2]}', check="value_equals", path="l", value=[1, 2, 3])
+    assert "no key" in run(DOC, check="value_equals", path="nope", value=1)[1]
+
+
+def test_array_has():
+    assert ok(DOC, check="array_has", path="items", item={"k": "y"})
+    assert not ok(DOC, check="array_has", path="items", item={"k": "y", "n": 3})
+    assert ok(DOC, check="array_has", path="items", item={"k": "z"}, present=False)
+    assert not ok(DOC, check="array_has", path="items", item={"k": "x"}, present=False)
+    assert ok(DOC, check="array_has", path="a.b", item=2)
+    assert not ok(DOC, check="array_has", path="flag", item=2)
+
+
+def test_value_in_and_type_is():
+    assert ok(DOC, check="value_in", path="items.*.k", values=["x", "y"])
+    assert not ok(DOC, check="value_in", path="items.*.k", values=["x"])
+    assert ok(DOC, check="type_is", path="items.*.n", type="number")
+    assert not ok(DOC, check="type_is", path="items.*.n", type="integer")
+    assert not ok('{"n": "1"}', check="type_is", path="n", type="number")
+    assert not ok('{"n": true}', check="type_is", path="n", type="integer")
+
+
+def test_date_format_needs_a_real_date_written_as_the_format_writes_it():
+    assert ok('{"d": "06.03.2025"}', check="date_format", path="d", format="%d.%m.%Y")
+    assert not ok('{"d": "6.3.2025"}', check="date_format", path="d", format="%d.%m.%Y")
+    assert not ok('{"d": "30.02.2025"}', check="date_format", path="d", format="%d.%m.%Y")
+    assert not ok('{"d": "2025-03-06"}', check="date_format", path="d", format="%d.%m.%Y")
+    assert not ok('{"d": 20250306}', check="date_format", path="d", format="%Y%m%d")
+    with pytest.raises(ValidationError, match="strftime"):
+        spec(check="date_format", path="d", format="DD.MM.YYYY")
+
+
+def test_count_and_sorted_by():
+    assert ok(DOC, check="count", path="a.b", min=3, max=3)
+    assert not ok(DOC, check="count", path="a.b", max=2)
+    with pytest.raises(ValidationError, match="give min, max or both"):
+        spec(check="count", path="a")
+    with pytest.raises(ValidationError, match="larger than max"):
+        spec(check="count", min=3, max=1)
+    assert ok(DOC, check="sorted_by", path="items", keys=["k"])
+    assert ok(DOC, check="sorted_by", path="a.b")
+    assert not ok(DOC, check="sorted_by", path="a.b", descending=True)
+    assert "out of order" in run('[{"d": "b"}, {"d": "a"}]', check="sorted_by", keys=["d"])[1]
+    assert "cannot order" in run('[{"d": "b"}, {"e": "a"}]', check="sorted_by", keys=["d"])[1]
+
+
+# ---------------------------------------------------------------------------------------------- text
+
+
+def test_word_and_sentence_counts_on_text_and_on_json_strings():
+    assert ok("one two three", check="word_count", max=3) and not ok(
+        "one two three four", check="word_count", max=3
+    )
+    assert ok("a b", check="word_count", min=2)
+    assert ok(json.dumps({"t": ["a b", "c d e"]}), check="word_count", path="t.*", max=3)
+    assert (
+        "t.1: 3 words" in run(json.dumps({"t": ["a b", "c d e"]}), check="word_count", path="t.*", max=2)[1]
+    )
+    assert "not a string" in run('{"t": 5}', check="word_count", path="t", max=2)[1]
+    assert ok("One. Two!", check="sentence_count", min=2, max=2)
+    assert not ok("One. Two! Three?", check="sentence_count", max=2)
+
+
+def test_list_items():
+    text = "Tips:\n- one\n* two\n• three\n1. four\n2) five\n-nospace"
+    assert ok(text, check="list_items", min=5, max=5)
+    assert ok(text, check="list_items", style="bullet", min=3, max=3)
+    assert ok(text, check="list_items", style="numbered", min=2, max=2)
+
+
+def test_banned_words_match_whole_words_and_hyphenated_compounds():
+    assert not ok("Our gluten-free loaf", check="banned_words", words=["free"])
+    assert not ok("FREE buns!", check="banned_words", words=["free"])
+    assert ok("Feel freely at home; freedom; retry_free", check="banned_words", words=["free"])
+    assert ok("FREE buns!", check="banned_words", words=["free"], case_sensitive=True)
+    assert "gluten-free" in run("Our gluten-free loaf", check="banned_words", words=["free"])[1]
+
+
+def test_word_hits():
+    assert ok("el perro y la casa de que", check="word_hits", words=["el", "la", "y", "de", "que"], min=5)
+    assert not ok("the dog and the house", check="word_hits", words=["el", "la"], min=1)
+    assert not ok("the the", check="word_hits", words=["the"], max=1)
+
+
+def test_contains_and_not_contains():
+    assert ok("keep 1,500 and 40%", check="contains", all=["1,500", "40%"])
+    assert run("keep 1.500", check="contains", all=["1,500", "40%"]) == (False, 'missing ["1,500", "40%"]')
+    assert ok("HARBOR", check="contains", all=["harbor"], case_sensitive=False)
+    assert not ok("1.500", check="not_contains", any=["1.500"])
+    assert ok("Cake", check="not_contains", any=["cake"])
+    assert not ok("Cake", check="not_contains", any=["cake"], case_sensitive=False)
+
+
+def test_regex():
+    assert not ok("ten cm", check="regex", pattern=r"\d")
+    assert ok("ten cm", check="regex", pattern=r"\d", expect="absent")
+    assert run("10 cm", check="regex", pattern=r"\d", expect="absent", meaning="a digit") == (
+        False,
+        'a digit: found "1"',
+    )
+    assert ok("x\n- item", check="regex", pattern=r"^- ", flags=["multiline"])
+    assert not ok("x\n- item", check="regex", pattern=r"^- ")
+    with pytest.raises(ValidationError, match="not a valid regular expression"):
+        spec(check="regex", pattern="[a-")
+
+
+def test_starts_and_ends_with():
+    assert ok("  Garden note: hi", check="starts_with", text="Garden note:")
+    # Emphasis is rendered before a text check reads the reply: a bold or heading opening still opens it.
+    assert ok("**Garden note:** hi", check="starts_with", text="Garden note:")
+    assert ok("## Garden note: hi", check="starts_with", text="Garden note:")
+    assert not ok("Note: **Garden note:** hi", check="starts_with", text="Garden note:")
+    assert ok("Hi\n**#JuniperBakes**", check="ends_with", text="#JuniperBakes")
+    assert ok("garden NOTE: hi", check="starts_with", text="Garden note:", case_sensitive=False)
+    assert ok("Hi\nNext?\n", check="ends_with", text="Next?")
+    assert not ok("Hi\nNext? 🙂", check="ends_with", text="Next?")
+
+
+def test_letter_case():
+    assert ok("MARS, 4TH PLANET.", check="letter_case", case="upper")
+    assert not ok("Mars.", check="letter_case", case="upper")
+    assert not ok("1234", check="letter_case", case="upper")
+    assert ok("all lower 1", check="letter_case", case="lower")
+    assert not ok("All", check="letter_case", case="lower")
+    assert ok("Shakespeare", check="letter_case", case="mixed")
+    assert not ok("SHAKESPEARE", check="letter_case", case="mixed")
+
+
+def test_labelled_number():
+    assert ok("work\nEach: 271.50", check="labelled_number", label="Each", value=271.5, decimals=2)
+    assert not ok("Each: 271.5", check="labelled_number", label="Each", decimals=2)
+    assert not ok("Each: 241.50", check="labelled_number", label="Each", value=271.5)
+    assert not ok("Each: $271.50", check="labelled_number", label="Each")
+    assert "the last line" in run("Each: 271.50\nBye!", check="labelled_number", label="Each")[1]
+    assert ok("Each: 271.50\nBye!", check="labelled_number", label="Each", last_line=False, value=271.5)
+    assert not ok("", check="labelled_number", label="Each")
+
+
+# ---------------------------------------------------------------------------------------------- running
+
+
+def test_run_checks_names_entries_uniquely_and_keeps_order():
+    checks = [
+        spec(check="json_only"),
+        spec(check="value_equals", path="n", value=1),
+        spec(check="value_equals", path="n", value=2),
+        spec(check="word_count", id="short", max=9),
+    ]
+    out = run_checks('{"n": 1}', checks)
+    assert list(out) == ["json_only", "value_equals:n", "value_equals:n#2", "short"]
+    assert [r[0] for r in out.values()] == [True, True, False, True]
+
+
+def test_checks_are_deterministic():
+    checks = [
+        spec(check="json_schema", schema={"type": "object", "required": ["a", "b"]}),
+        spec(check="banned_words", words=["x", "y"]),
+    ]
+    assert run_checks('{"c": "x y"}', checks) == run_checks('{"c": "x y"}', checks)
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+
+def test_plain_text_removes_emphasis_but_keeps_code_lists_and_identifiers():
+    from engine.episodes.checks import plain_text
+
+    assert plain_text("**Each:** 210.00") == "Each: 210.00"
+    assert plain_text("_Garden note:_ *mulch* ***both***") == "Garden note: mulch both"
+    assert plain_text("`retry_backoff_ms` and retry_backoff_ms and `**x**`") == (
+        "`retry_backoff_ms` and retry_backoff_ms and `**x**`")
+    assert plain_text("- one *two*\n* three") == "- one two\n* three"
+    assert plain_text("# Title\n#JuniperBakes") == "Title\n#JuniperBakes"
+
+
+def test_text_checks_read_through_emphasis_and_regex_reads_markdown():
+    assert ok("Split it.\n**Each: 241.50**", check="labelled_number", label="Each", value=241.5, decimals=2)
+    assert ok("Plants take in carbon **dioxide**.", check="contains", all=["carbon dioxide"])
+    assert not ok("Tomatoes.\n**Next?**", check="not_contains", any=["Next?"])
+    assert not ok("## Summary\nTexto.", check="regex", pattern=r"^\s*#", flags=["multiline"], expect="absent")
+
+
+@pytest.mark.parametrize("text,n", [
+    ("Water boils at 100 °C (i.e. 212 °F) at sea level.", 1),
+    ("Kale, e.g. the curly kind, and chard etc. cope with shade.", 1),
+    ("Dr. Smith met Mr. Jones vs. Ms. Lee.", 1),
+    ("J. K. Rowling wrote it.", 1),
+    ("It costs approx. three euros.", 1),
+    ("Harbor Sync 3.2 and v1.2.3 are out.", 1),
+    ("We open at 10 a.m. on Saturday.", 1),
+    ("We open at 10 a.m. Come early.", 2),
+    ("Bring tools, gloves, etc. Then start.", 2),
+    ("**One.** Two.", 2),
+])
+def test_sentence_splitting_knows_abbreviations_initials_and_decimals(text, n):
+    assert len(sentences(text)) == n, sentences(text)
+
+
+@pytest.mark.parametrize("text", [
+    "#cheapflights to Rome", "Cheap-ish seats", "CHEAP seats", "cheaper seats", "#CheapFlights",
+    "C-H-E-A-P seats", "c h e a p", "ch3ap seats", "сheap (a Cyrillic c)", "**cheap**",
+])
+def test_banned_words_see_disguises(text):
+    assert not ok(text, check="banned_words", words=["cheap"]), text
+
+
+@pytest.mark.parametrize("text", [
+    "cheapskate", "a cheque", "#CheapskateClub", "Feel freely at home; freedom; retry_free", "#FreedomFries",
+])
+def test_banned_words_leave_other_words_alone(text):
+    assert ok(text, check="banned_words", words=["cheap", "free"]), text
+
+
+def test_short_banned_words_match_only_as_written():
+    # "the" and "and" are inside many words of other languages (Spanish "andes", "perfiles" holds "files").
+    assert ok("los perfiles y las andanzas", check="banned_words", words=["the", "and", "files"])
+    assert not ok("los files", check="banned_words", words=["files"])
+    assert not ok("The upgrade", check="banned_words", words=["the"])
+
+
+# ---------------------------------------------------------------------------------------------- fidelity
+
+
+@pytest.mark.parametrize("text,good", [
+    ("pasa de 200 a 750", True), ("sube de 200 ms a 750 ms", True), ("ahora 750 (antes 200)", True),
+    ("200 → 750", True), ("goes from 200 to 750", True),
+    ("pasa de 750 a 200", False), ("baja a 200 desde 750", False), ("es 750 y 200", False), ("de 200", False),
+])
+def test_change_keeps_its_direction(text, good):
+    assert ok(text, check="change", before="200", after="750") is good
+
+
+def test_figures_from_rejects_invented_and_altered_figures():
+    source = "Version 3.2 cut failures by 40% for 1,500 teams."
+    assert ok("La 3.2 redujo un 40% para 1,500 equipos.", check="figures_from", source=source)
+    assert not ok("La 3.2 redujo un 60% los fallos.", check="figures_from", source=source)
+    assert not ok("para 1.500 equipos", check="figures_from", source=source)
+
+
+def test_source_overlap_finds_a_phrase_left_untranslated_but_not_the_names_to_copy():
+    source = "Thanks to Ingrid Solberg, failed nightly jobs dropped. Use `--dry-run`."
+    args = {"check": "source_overlap", "source": source, "keep": ["Ingrid Solberg"]}
+    assert ok("Gracias a Ingrid Solberg, bajaron los fallos. Use `--dry-run`.", **args)
+    assert "failed nightly" in run("Gracias a Ingrid Solberg, bajaron los failed nightly jobs.", **args)[1]
+
+
+def test_items_match_needs_each_agreed_item_and_nothing_else():
+    items = {"canary": "canary", "runbook": "runbook"}
+    assert ok('{"a": ["Add a **canary** stage", "Write the runbook"]}', check="items_match", path="a", items=items)
+    assert not ok('{"a": ["Add a canary stage", "Buy cake"]}', check="items_match", path="a", items=items)
+    assert not ok('{"a": ["canary", "runbook", "Buy cake"]}', check="items_match", path="a", items=items)
+    assert ok('{"a": ["canary", "runbook", "cake"]}', check="items_match", path="a", items=items, exclusive=False)
+    with pytest.raises(ValidationError, match="items.x"):
+        spec(check="items_match", path="a", items={"x": "("})

@@ -1,0 +1,172 @@
+"""The built site and the single-file board in real headless Chromium (Debian's, driven by Playwright)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.publish.board import board_from_dir
+from engine.publish.html import standalone_html
+from tests.publish.fleet_site import HOSTILE
+
+pytestmark = pytest.mark.browser
+
+
+def _load(page, url: str) -> None:
+    page.goto(url, wait_until="load")
+
+
+def _site_pages(site: Path) -> list[str]:
+    return sorted(p.relative_to(site).as_posix().removesuffix("index.html") for p in site.rglob("index.html"))
+
+
+def test_every_fleet_page_loads_clean(fleet_site: Path, fleet_url: str, page_factory) -> None:
+    page, watch = page_factory((fleet_url,))
+    pages = _site_pages(fleet_site)
+    assert len(pages) > 20
+    for rel in pages:
+        _load(page, fleet_url + rel)
+        assert not watch.errors, f"{rel}: {watch.errors}"
+    assert not watch.outside, watch.outside
+    assert not watch.dialogs
+
+
+def test_every_committed_page_loads_clean(committed_site: Path, committed_url: str, page_factory) -> None:
+    page, watch = page_factory((committed_url,))
+    for rel in _site_pages(committed_site):
+        _load(page, committed_url + rel)
+        assert not watch.errors, f"{rel}: {watch.errors}"
+    assert not watch.outside and not watch.dialogs
+
+
+def test_tabs_switch(site_fleet: Path, fleet_url: str, page_factory) -> None:
+    page, watch = page_factory((fleet_url,))
+    _load(page, fleet_url + "leaderboard/")
+    tiers = page.locator("[data-panel=tiers]")
+    detail = page.locator("[data-panel=detail]")
+    assert tiers.is_visible() and not detail.is_visible()
+    page.click(".lb-tabs [data-tab=detail]")
+    assert detail.is_visible() and not tiers.is_visible()
+    page.click(".lb-tabs [data-tab=params]")
+    assert page.locator("[data-panel=params]").is_visible() and not detail.is_visible()
+    # A tier tab shows that tier alone.
+    page.click(".lb-tabs [data-only=F]")
+    visible = [el.get_attribute("data-tier") for el in page.locator(".lb-tier").all() if el.is_visible()]
+    assert visible == ["F"]
+    assert page.locator("[data-tier=F] .lb-b").count() >= 1
+    page.click(".lb-tabs [data-only='']")
+    # Every tier some model reached is shown; a tier no model reached is not drawn at all.
+    reached = {r.tier for r in board_from_dir(site_fleet / "results", site_fleet / "models.yaml").rows if r.tier}
+    shown = [el.get_attribute("data-tier") for el in page.locator(".lb-tier").all() if el.is_visible()]
+    assert set(shown) == reached and len(shown) == len(reached) < 7
+    assert not watch.errors
+
+
+def _column(page, index: int) -> list[str]:
+    return page.eval_on_selector_all(
+        "[data-panel=detail] tbody tr", f"rows => rows.map(r => r.cells[{index}].dataset.v)"
+    )
+
+
+def test_sorting_a_numeric_column_is_numeric(fleet_url: str, page_factory) -> None:
+    page, watch = page_factory((fleet_url,))
+    _load(page, fleet_url + "leaderboard/")
+    page.click(".lb-tabs [data-tab=detail]")
+    heads = page.eval_on_selector_all("[data-panel=detail] thead th", "hs => hs.map(h => h.textContent)")
+    for name in ("Run time (min)", "Det score", "Params"):
+        index = heads.index(name)
+        header = page.locator("[data-panel=detail] thead th").nth(index)
+        header.click()
+        values = _column(page, index)
+        numbers = [float(v) for v in values if v]
+        assert numbers == sorted(numbers, reverse=True), name
+        assert all(v for v in values[: len(numbers)]), "empty cells sort last"
+        header.click()
+        numbers = [float(v) for v in _column(page, index) if v]
+        assert numbers == sorted(numbers), name
+    # Run times are spread over 20-100 minutes, so a text sort would differ from this numeric one somewhere.
+    assert not watch.errors
+
+
+def test_model_card_radar_renders_and_plotly_loads_once(
+    fleet_url: str, page_factory, artifacts: Path
+) -> None:
+    page, watch = page_factory((fleet_url,))
+    _load(page, fleet_url + "leaderboard/")
+    page.screenshot(path=str(artifacts / "leaderboard.png"), full_page=True)
+    # Instant navigation: follow a link from the board to a card, then to another card.
+    page.locator("[data-panel=tiers] a.lb-b").first.click()
+    page.wait_for_selector(".lb-radar .main-svg", timeout=20_000)
+    assert page.locator(".lb-radar .scatterlayer path").count() >= 1
+    page.screenshot(path=str(artifacts / "model-card.png"), full_page=True)
+    # Back to the board through the nav (an instant navigation, same document), then to another card.
+    page.locator(".md-nav__link[href$='leaderboard/']").first.click()
+    page.wait_for_selector("[data-panel=tiers] a.lb-b")
+    page.locator("[data-panel=tiers] a.lb-b").nth(1).click()
+    page.wait_for_selector(".lb-radar .main-svg", timeout=20_000)
+    loads = [u for u in watch.requests if u.endswith("plotly.min.js")]
+    assert len(loads) == 1, loads
+    # Material's instant navigation swaps the <head>, but the loaded library stays.
+    assert page.evaluate("typeof window.Plotly.react") == "function"
+    assert not watch.errors and not watch.outside
+
+
+def test_dark_mode(fleet_url: str, page_factory, artifacts: Path) -> None:
+    page, watch = page_factory((fleet_url,))
+    _load(page, fleet_url + "leaderboard/")
+    light = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert page.get_attribute("body", "data-md-color-scheme") == "default"
+    page.locator("form[data-md-component=palette] label:visible").first.click()
+    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    dark = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert dark != light
+    rgb = [int(x) for x in dark[dark.index("(") + 1 : dark.index(")")].split(",")[:3]]
+    assert sum(rgb) < 200, dark
+    page.screenshot(path=str(artifacts / "leaderboard-dark.png"))
+    assert not watch.errors
+
+
+def test_hostile_model_name_is_text_everywhere(fleet_site: Path, fleet_url: str, page_factory) -> None:
+    page, watch = page_factory((fleet_url,))
+    slug = next(p.name for p in (fleet_site / "models").iterdir() if p.name.startswith("img_src"))
+    for rel in ("leaderboard/", "separability/", f"models/{slug}/"):
+        _load(page, fleet_url + rel)
+        assert page.locator("img[src=x]").count() == 0, rel
+        assert HOSTILE in page.inner_text("article"), rel
+    _load(page, fleet_url + "leaderboard/")
+    page.click(".lb-tabs [data-tab=detail]")
+    assert page.locator("[data-panel=detail]").inner_text().count(HOSTILE) == 1
+    # The search index holds the name too: its results must show it as text.
+    page.click(".md-search__input")
+    # Material fills the index in a worker; a query typed before it is ready is not re-run.
+    page.wait_for_function(
+        "(() => { const m = document.querySelector('.md-search-result__meta');"
+        " return m && !/Initializing/i.test(m.textContent); })()", timeout=30_000)
+    # Typed key by key: Material searches on keyboard input, which fill() does not send.
+    page.locator(".md-search__input").press_sequentially("onerror", delay=30)
+    page.wait_for_selector(".md-search-result__item", timeout=20_000)
+    assert page.locator(".md-search-result img[src=x]").count() == 0
+    assert "<img src=x" in page.inner_text(".md-search-result")
+    assert page.title()
+    assert not watch.dialogs, watch.dialogs
+    assert not watch.errors
+
+
+def test_standalone_file_in_the_browser(
+    site_fleet: Path, tmp_path: Path, page_factory, artifacts: Path
+) -> None:
+    board = board_from_dir(site_fleet / "results", site_fleet / "models.yaml")
+    path = tmp_path / "leaderboard.html"
+    path.write_text(standalone_html(board), encoding="utf-8")
+    page, watch = page_factory((path.as_uri(),))
+    _load(page, path.as_uri())
+    page.click(".lb-tabs [data-tab=detail]")
+    page.locator("[data-panel=detail] tbody a").first.click()
+    # The single file's radar is an inline SVG (no chart library), drawn with its module dots.
+    page.wait_for_selector(".lb-cardsec:target .lb-radar svg.lb-radar-svg circle.dot", timeout=20_000)
+    assert page.locator("img[src=x]").count() == 0
+    assert HOSTILE in page.inner_text("[data-panel=detail]")
+    page.screenshot(path=str(artifacts / "standalone-card.png"))
+    assert not watch.errors, watch.errors
+    assert not watch.outside and not watch.dialogs

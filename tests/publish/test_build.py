@@ -1,0 +1,102 @@
+"""`mkdocs build --strict` from the committed results and from a synthetic fleet: pages, assets, nav."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.publish.fleet_site import HOSTILE
+
+ROOT = Path(__file__).resolve().parents[2]
+OUTSIDE = re.compile(r"<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=\"(?:https?:)?//[^>]*>", re.I)
+
+
+def _pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_committed_results_build_strict(committed_site: Path) -> None:
+    for page in (
+        "index.html",
+        "leaderboard/index.html",
+        "separability/index.html",
+        "cli/index.html",
+        "changelog/index.html",
+        "contributing/add-a-model/index.html",
+        "leaderboard.json",
+    ):
+        assert (committed_site / page).is_file(), page
+    board = json.loads((committed_site / "leaderboard.json").read_text(encoding="utf-8"))
+    committed = sorted((ROOT / "results" / "reference").glob("*_raw_results.json"))
+    assert len(board["rows"]) == len(committed)
+    # One page per row (the index's model pages are tested in test_index_pages.py).
+    assert all((committed_site / "models" / r["slug"] / "index.html").is_file() for r in board["rows"])
+
+
+def test_the_committed_board_says_what_the_committed_files_say(committed_site: Path) -> None:
+    """Every reference row's numbers are the scoring of its result file, recomputed here independently."""
+    from engine.analysis.scoring import board_k, score_run
+    from engine.core.results import load_run_file
+
+    board = json.loads((committed_site / "leaderboard.json").read_text(encoding="utf-8"))
+    rows = {r["source_file"]: r for r in board["rows"]}
+    runs = {p.name: load_run_file(p) for p in sorted((ROOT / "results" / "reference").glob("*_raw_results.json"))}
+    k = board_k(list(runs.values()))  # one k for the whole board: the fewest trials any row has
+    for name, run in runs.items():
+        card = score_run(run, k=k)
+        row = rows[name]
+        assert row["model"] == run.settings.model
+        assert row["pass_k"] == pytest.approx(card.headline, abs=1e-6)
+        assert row["det"] == pytest.approx(card.det_score, abs=1e-6)
+        assert row["tasks_scored"] == card.tasks_scored and row["trials_excluded"] == card.trials_excluded
+        assert row["run_time_min"] == pytest.approx(run.provenance.duration_s / 60, abs=0.05)
+
+
+def test_every_methodology_page_is_in_the_nav(committed_site: Path) -> None:
+    home = (committed_site / "index.html").read_text(encoding="utf-8")
+    for md in sorted((ROOT / "site_src" / "methodology").rglob("*.md")):
+        rel = md.relative_to(ROOT / "site_src").with_suffix("")
+        url = f"{rel.as_posix()}/".replace("/index/", "/")
+        assert f'href="{url}"' in home, f"{md} is missing from the nav"
+
+
+def test_fleet_site_has_a_page_per_model(fleet_site: Path, site_fleet: Path) -> None:
+    board = json.loads((fleet_site / "leaderboard.json").read_text(encoding="utf-8"))
+    assert len(board["rows"]) == 12
+    for row in board["rows"]:
+        page = fleet_site / "models" / row["slug"] / "index.html"
+        assert page.is_file()
+    hostile = next(r for r in board["rows"] if r["model"] == HOSTILE)
+    text = (fleet_site / "models" / hostile["slug"] / "index.html").read_text(encoding="utf-8")
+    assert HOSTILE not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+
+
+def test_jinja_in_a_model_name_is_never_rendered(fleet_site: Path) -> None:
+    board = json.loads((fleet_site / "leaderboard.json").read_text(encoding="utf-8"))
+    row = next(r for r in board["rows"] if r["model"].startswith("{{"))
+    text = (fleet_site / "models" / row["slug"] / "index.html").read_text(encoding="utf-8")
+    assert "{{ 7*7 }}-model" in text and "49-model" not in text
+
+
+def test_no_page_loads_anything_from_outside(fleet_site: Path) -> None:
+    for page in _pages(fleet_site):
+        text = page.read_text(encoding="utf-8")
+        # A canonical link names the page's public address; it is not a request.
+        loads = [m for m in OUTSIDE.findall(text) if 'rel="canonical"' not in m]
+        assert not loads, f"{page} loads something from outside the site: {loads[:3]}"
+        assert "fonts.googleapis" not in text and "fonts.gstatic" not in text
+
+
+def test_plotly_is_vendored_and_loaded_only_by_the_board_script(fleet_site: Path) -> None:
+    assert (fleet_site / "assets" / "plotly.min.js").stat().st_size > 1_000_000
+    for page in _pages(fleet_site):
+        text = page.read_text(encoding="utf-8")
+        assert text.count("plotly.min.js") <= 1
+        # No page loads plotly.js itself: the board script fetches it once, only where a radar is.
+        assert not any("plotly" in src for src in re.findall(r'<script[^>]+src="([^"]+)"', text))
+    slug = json.loads((fleet_site / "leaderboard.json").read_text(encoding="utf-8"))["rows"][0]["slug"]
+    card = (fleet_site / "models" / slug / "index.html").read_text(encoding="utf-8")
+    assert 'data-plotly-src="../../assets/plotly.min.js"' in card
