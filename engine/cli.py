@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "engine.commands.graders",
     "engine.commands.probe",
     "engine.commands.leaderboard",
+    "engine.commands.pr_check",
 )
 
 EXIT_OK = 0

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.commands.pr_check import main
+from engine.cli import main
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -50,7 +50,7 @@ def repo(site_fleet: Path, tmp_path: Path) -> tuple[Path, str, list[Path]]:
 
 def test_new_models_are_validated_and_placed(repo, capsys) -> None:
     root, base, held = repo
-    assert main(["--base", base, "--root", str(root)]) == 0
+    assert main(["pr-check", "--base", base, "--root", str(root)]) == 0
     out = capsys.readouterr().out
     for f in held:
         name = f.name.removesuffix("_raw_results.json")
@@ -63,7 +63,7 @@ def test_a_broken_result_file_fails_with_its_name(repo, capsys) -> None:
     root, base, held = repo
     (root / "results" / "reference" / held[0].name).write_text('{"schema_version": 1}', encoding="utf-8")
     _git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "break it")
-    assert main(["--base", base, "--root", str(root)]) == 2
+    assert main(["pr-check", "--base", base, "--root", str(root)]) == 2
     captured = capsys.readouterr()
     assert held[0].name in captured.err and "not a valid result file" in captured.err
     assert "**Invalid:**" in captured.out
@@ -75,5 +75,5 @@ def test_a_bad_models_row_fails_naming_the_field(repo, capsys) -> None:
     doc["models"][-1]["paramz"] = 3
     (root / "models.yaml").write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
     _git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "typo")
-    assert main(["--base", base, "--root", str(root)]) == 2
+    assert main(["pr-check", "--base", base, "--root", str(root)]) == 2
     assert "paramz" in capsys.readouterr().err
