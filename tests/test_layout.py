@@ -49,3 +49,16 @@ def test_every_engine_path_the_docs_name_exists():
             if not (ROOT / path).is_file():
                 missing.append(f"{doc.relative_to(ROOT)}: {path}")
     assert not missing, missing
+
+
+def test_every_data_file_of_the_package_is_declared_package_data():
+    # A file the engine reads at run time but the wheel leaves out works in a checkout and fails once installed.
+    import fnmatch
+
+    # Read with a pattern, not tomllib, which Python 3.10 (still supported) does not have.
+    section = (ROOT / "pyproject.toml").read_text(encoding="utf-8").split("[tool.setuptools.package-data]")[1]
+    patterns = re.findall(r'"([^"]+)"', re.search(r"^engine = \[(.*?)\]", section, re.MULTILINE).group(1))
+    data = [p.relative_to(ENGINE).as_posix() for p in ENGINE.rglob("*") if p.is_file()
+            and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
+    undeclared = [f for f in data if not any(fnmatch.fnmatch(f, pat) for pat in patterns)]
+    assert data and not undeclared, undeclared
