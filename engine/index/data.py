@@ -7,7 +7,6 @@ import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -122,6 +121,3 @@ def write_entries(data_dir: Path, entries: Iterable[ModelEntry]) -> None:
 def today() -> dt.date:
     return dt.date.today()
 
-
-def dump_plain(value: Any) -> str:
-    return yaml.safe_dump(value, sort_keys=False, allow_unicode=True)

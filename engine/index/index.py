@@ -43,10 +43,6 @@ class IndexRow:
     index_high: float | None = None
     estimates: dict[str, Estimate] = field(default_factory=dict)
 
-    @property
-    def has_index(self) -> bool:
-        return self.index is not None
-
 
 @dataclass
 class IndexResult:

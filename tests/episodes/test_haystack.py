@@ -140,8 +140,6 @@ def test_seeded_stream_is_reproducible_and_in_range():
     xs = [a.below(7) for _ in range(500)]
     assert xs == [b.below(7) for _ in range(500)]
     assert set(xs) == set(range(7))
-    assert SeededStream("seed").shuffled(range(10)) == SeededStream("seed").shuffled(range(10))
-    assert sorted(SeededStream("seed").shuffled(range(10))) == list(range(10))
     with pytest.raises(ValueError):
         a.below(0)
 

@@ -63,13 +63,6 @@ class SeededStream:
     def choice(self, items: Sequence[T]) -> T:
         return items[self.below(len(items))]
 
-    def shuffled(self, items: Sequence[T]) -> list[T]:
-        out = list(items)
-        for i in range(len(out) - 1, 0, -1):
-            j = self.below(i + 1)
-            out[i], out[j] = out[j], out[i]
-        return out
-
 
 # --------------------------------------------------------------------------------------------------------
 # Word banks and templates. Written for this bench; nothing here may name a person, a real place, a code,
