@@ -527,8 +527,22 @@ def _verdict_applies(verdict: TrialVerdict, trial: TrialRecord) -> bool:
     )
 
 
-def apply_verdicts(run: RunFile, judged: JudgedFile) -> tuple[RunFile, dict[str, float | None], int]:
-    """The run with applied verdicts folded into its grades, the coverage per module, and the stale count.
+@dataclass(frozen=True)
+class AppliedVerdicts:
+    """A run with a judged file's applied verdicts folded into its grades: made once per model, read by every
+    score of it."""
+
+    run: RunFile
+    # Share of each module's sendable trials whose verdict applied; None for modules never sent.
+    coverage: Mapping[str, float | None]
+    stale: int
+    # (task id, trial) of every trial whose verdict the judge moved (rescued or demoted).
+    changed: frozenset[tuple[str, int]]
+
+
+def apply_verdicts(run: RunFile, judged: JudgedFile) -> AppliedVerdicts:
+    """The run with applied verdicts folded into its grades, the coverage per module, the stale count and the
+    trials whose verdict moved.
 
     A module that is flagged, or has any stale or missing verdict, keeps its det grades throughout.
     """
@@ -562,6 +576,7 @@ def apply_verdicts(run: RunFile, judged: JudgedFile) -> tuple[RunFile, dict[str,
         coverage.setdefault(module, None)
 
     new_trials = []
+    changed: set[tuple[str, int]] = set()
     for t in run.trials:
         v = by_key.get((t.task_id, t.trial))
         if (
@@ -571,28 +586,31 @@ def apply_verdicts(run: RunFile, judged: JudgedFile) -> tuple[RunFile, dict[str,
             and v.status in ("rescued", "demoted")
         ):
             assert t.grade is not None
+            if v.final_passed != t.grade.passed:
+                changed.add((t.task_id, t.trial))
             grade = t.grade.model_copy(update={"score": v.final_score, "passed": v.final_passed})
             t = t.model_copy(update={"grade": grade})
         new_trials.append(t)
-    return run.model_copy(update={"trials": new_trials}), coverage, stale
+    return AppliedVerdicts(
+        run=run.model_copy(update={"trials": new_trials}),
+        coverage=coverage,
+        stale=stale,
+        changed=frozenset(changed),
+    )
 
 
 def score_judged(
-    run: RunFile, judged: JudgedFile | None, k: int | None = None, weights: str = DEFAULT_PRESET
+    run: RunFile, applied: AppliedVerdicts | None, k: int | None = None, weights: str = DEFAULT_PRESET
 ) -> JudgedScore:
-    """Raw and judged scores of one run. With no judged file the judged numbers equal the raw ones and every
-    judged module is reported uncovered (the board draws such a row as unjudged)."""
+    """Raw and judged scores of one run, ``applied`` being its verdicts (``apply_verdicts``) or None for a run
+    with no judged file. With none the judged numbers equal the raw ones and every judged module is reported
+    uncovered (the board draws such a row as unjudged)."""
     card = score_run(run, k=k, weights=weights)
-    if judged is None:
+    if applied is None:
         judged_run, coverage, stale = run, {m: (None if m in NEVER_SENT else 0.0) for m in card.modules}, 0
         changed = 0
     else:
-        judged_run, coverage, stale = apply_verdicts(run, judged)
-        changed = sum(
-            1
-            for a, b in zip(run.trials, judged_run.trials, strict=True)
-            if a.grade is not None and b.grade is not None and a.grade.passed != b.grade.passed
-        )
+        judged_run, coverage, stale, changed = applied.run, applied.coverage, applied.stale, len(applied.changed)
     # With no verdict moved (no judged file, or none applied) the judged run is the raw run: same card.
     jcard = card if judged_run is run else score_run(judged_run, k=card.k, weights=weights)
     modules = {}
@@ -632,6 +650,7 @@ def verdict_counts(judged: JudgedFile) -> Mapping[str, int]:
 
 __all__ = [
     "ADVISORY",
+    "AppliedVerdicts",
     "MOVABLE",
     "NEVER_SENT",
     "Decision",

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from itertools import combinations
+from functools import cache
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 from scipy.stats import binomtest, norm
 
@@ -123,24 +124,6 @@ def model_interval(card: Scorecard, confidence: float = 0.95) -> Interval | None
 # Paired tests
 
 
-def sign_test(a: Scorecard, b: Scorecard) -> tuple[int, int, int, float]:
-    """(wins_a, wins_b, ties, two-sided exact p) over the tasks both cards scored."""
-    common = sorted(tid for tid, t in a.tasks.items() if t.scored and tid in b.tasks and b.tasks[tid].scored)
-    wins_a = wins_b = ties = 0
-    for tid in common:
-        fa, fb = a.tasks[tid].pass_fraction, b.tasks[tid].pass_fraction
-        assert fa is not None and fb is not None  # a scored task has at least k >= 1 scorable trials
-        if math.isclose(fa, fb, abs_tol=1e-12):
-            ties += 1
-        elif fa > fb:
-            wins_a += 1
-        else:
-            wins_b += 1
-    decided = wins_a + wins_b
-    p = float(binomtest(wins_a, decided, 0.5, alternative="two-sided").pvalue) if decided else 1.0
-    return wins_a, wins_b, ties, p
-
-
 def holm(p_values: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values, in the order given."""
     m = len(p_values)
@@ -182,8 +165,27 @@ def ranking(cards: Sequence[Scorecard]) -> list[Scorecard]:
     return sorted(cards, key=key)
 
 
+def _pass_fractions(ordered: Sequence[Scorecard]) -> np.ndarray:
+    """One row per card, one column per task any card has: the pass fraction, NaN where the card did not score
+    the task."""
+    task_ids = sorted({t for c in ordered for t in c.tasks})
+    col = {t: i for i, t in enumerate(task_ids)}
+    fractions = np.full((len(ordered), len(task_ids)), np.nan)
+    for i, card in enumerate(ordered):
+        for tid, ts in card.tasks.items():
+            if ts.scored and ts.pass_fraction is not None:
+                fractions[i, col[tid]] = ts.pass_fraction
+    return fractions
+
+
 def separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float = POWER) -> Separability:
-    """Every pair of models tested, Holm-corrected across all of them, adjacent pairs marked."""
+    """Every pair of models tested, Holm-corrected across all of them, adjacent pairs marked.
+
+    The one pair table of the bench: ``sllmb items``, ``sllmb compare`` and the Board all take theirs from
+    here. It stays fast on a board of hundreds of models: one array operation gives a model's wins, losses and
+    ties against every model ranked below it, and the sign test's p-value (which depends only on wins and
+    decided tasks) and the tasks-needed figure (only on wins, losses and tasks) are memoised.
+    """
     ks = {c.k for c in cards}
     if len(ks) > 1:
         raise UserError(f"scorecards were scored with different k ({sorted(ks)}): score a board with one k")
@@ -191,31 +193,47 @@ def separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float 
     if len(set(names)) != len(names):
         raise UserError("two scorecards carry the same model name: a board holds one result per model")
     ordered = ranking(cards)
-    position = {c.model: i for i, c in enumerate(ordered)}
-    raw: list[tuple[Scorecard, Scorecard, int, int, int, float]] = []
-    for a, b in combinations(ordered, 2):
-        wa, wb, ties, p = sign_test(a, b)
-        raw.append((a, b, wa, wb, ties, p))
+    fractions = _pass_fractions(ordered)
+
+    @cache
+    def p_of(wins: int, decided: int) -> float:
+        return float(binomtest(wins, decided, 0.5, alternative="two-sided").pvalue) if decided else 1.0
+
+    @cache
+    def needed(wins_a: int, wins_b: int, tasks: int) -> int | None:
+        return mcnemar_tasks_needed(wins_a / tasks, wins_b / tasks, alpha, power) if tasks else None
+
+    # (index a, index b in ``ordered``, wins_a, wins_b, ties, p)
+    raw: list[tuple[int, int, int, int, int, float]] = []
+    for i in range(len(ordered) - 1):
+        a = fractions[i]
+        below = fractions[i + 1 :]
+        both = ~np.isnan(below) & ~np.isnan(a)
+        diff = np.where(both, below - a, 0.0)
+        tie = both & (np.abs(diff) <= 1e-12)
+        wins_a = (both & ~tie & (diff < 0)).sum(axis=1).tolist()
+        wins_b = (both & ~tie & (diff > 0)).sum(axis=1).tolist()
+        ties = tie.sum(axis=1).tolist()
+        for j, (wa, wb, tt) in enumerate(zip(wins_a, wins_b, ties, strict=True)):
+            raw.append((i, i + 1 + j, wa, wb, tt, p_of(wa, wa + wb)))
     adjusted = holm([r[5] for r in raw])
-    pairs = []
-    for (a, b, wa, wb, ties, p), padj in zip(raw, adjusted, strict=True):
-        tasks = wa + wb + ties
-        needed = mcnemar_tasks_needed(wa / tasks, wb / tasks, alpha, power) if tasks else None
-        pairs.append(
-            PairTest(
-                model_a=a.model,
-                model_b=b.model,
-                tasks=tasks,
-                wins_a=wa,
-                wins_b=wb,
-                ties=ties,
-                p_value=p,
-                p_adjusted=padj,
-                separable=padj < alpha,
-                adjacent=position[b.model] - position[a.model] == 1,
-                tasks_needed=needed,
-            )
+    # Plain validated construction: in pydantic 2 it is faster than model_construct, which loops in Python.
+    pairs = [
+        PairTest(
+            model_a=ordered[i].model,
+            model_b=ordered[j].model,
+            tasks=wa + wb + tt,
+            wins_a=wa,
+            wins_b=wb,
+            ties=tt,
+            p_value=p,
+            p_adjusted=padj,
+            separable=padj < alpha,
+            adjacent=j - i == 1,
+            tasks_needed=needed(wa, wb, wa + wb + tt),
         )
+        for (i, j, wa, wb, tt, p), padj in zip(raw, adjusted, strict=True)
+    ]
     adjacent = [p for p in pairs if p.adjacent]
     return Separability(
         alpha=alpha,

@@ -1,5 +1,9 @@
 """``sllmb compare``: several result files side by side, with the settings that differ and the tasks where
-the models disagree."""
+the models disagree.
+
+Every figure of a model comes from the verdicts the Board uses for it: its judged file's where one sits beside
+the result file, the raw file's otherwise; the table and the JSON say which per model. The table has one row
+per model, so a board of 28 models stays readable: no name or value is cut."""
 
 from __future__ import annotations
 
@@ -12,11 +16,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from engine.analysis.judge import JudgedScore, judged_path_for, load_judged_file, score_judged
+from engine.analysis.judge import JudgedScore, score_judged
+from engine.analysis.loaded_run import VERDICTS_HELP, LoadedRun, Verdicts, load_runs
 from engine.analysis.scoring import Scorecard, board_k
 from engine.analysis.stats import Separability, separability
 from engine.commands.items import wide_console
-from engine.commands.score import load_runs, weights_arg
+from engine.commands.score import weights_arg
 from engine.core.errors import UserError
 from engine.core.schema import MODULE_NAMES, RunFile
 
@@ -39,7 +44,10 @@ class Comparison(_Model):
     k: int
     weights: str
     models: list[str]
+    # Per model: the verdicts ``cards``, the disagreements and the pair tests come from.
+    verdicts: list[Verdicts]
     cards: list[Scorecard]
+    # Raw and judged numbers side by side, for the models that have a judged file.
     judged: list[JudgedScore | None]
     # Setting name -> value per model, only for settings that are not the same in every file.
     differing_settings: dict[str, list[str]]
@@ -54,15 +62,13 @@ def _setting(run: RunFile, name: str) -> str:
     return str(getattr(run.settings, name))
 
 
-def compare_runs(
-    runs: list[RunFile], judged_files: list[Path | None], weights: str = "balanced"
-) -> Comparison:
-    if len(runs) < 2:
+def compare_runs(loaded: list[LoadedRun], weights: str = "balanced") -> Comparison:
+    if len(loaded) < 2:
         raise UserError("compare needs at least two result files")
+    runs = [item.run for item in loaded]
     k = board_k(runs)
-    judged = [load_judged_file(p) if p is not None and p.is_file() else None for p in judged_files]
-    scores = [score_judged(r, j, k=k, weights=weights) for r, j in zip(runs, judged, strict=True)]
-    cards = [s.card for s in scores]
+    scores = [score_judged(item.run, item.applied, k=k, weights=weights) for item in loaded]
+    cards = [s.card if item.applied is None else s.judged_card for item, s in zip(loaded, scores, strict=True)]
     differing = {}
     for name in (*COMPARED_SETTINGS, "task_set_hash"):
         values = [_setting(r, name) for r in runs]
@@ -90,8 +96,9 @@ def compare_runs(
         k=k,
         weights=weights,
         models=[c.model for c in cards],
+        verdicts=[item.verdicts for item in loaded],
         cards=cards,
-        judged=[s if j is not None else None for s, j in zip(scores, judged, strict=True)],
+        judged=[s if item.applied is not None else None for item, s in zip(loaded, scores, strict=True)],
         differing_settings=differing,
         task_set_hashes=[r.provenance.task_set_hash for r in runs],
         disagreements=rows,
@@ -104,34 +111,35 @@ def _pct(v: float | None) -> str:
 
 
 def render(cmp: Comparison, console: Console) -> None:
-    t = Table(title=f"pass^{cmp.k} (det score) · weights {cmp.weights}")
-    t.add_column("module")
-    for name in cmp.models:
-        t.add_column(escape(name), justify="right")
     modules = [m for m in MODULE_NAMES if any(m in c.modules for c in cmp.cards)]
+    t = Table(title=f"pass^{cmp.k} (det score) · weights {cmp.weights}")
+    # One row per model: the name is never folded; the figures fold rather than being cut when the terminal
+    # is narrow.
+    t.add_column("model", no_wrap=True)
+    t.add_column("verdicts", overflow="fold")
     for m in modules:
-        cells = []
-        for card in cmp.cards:
+        t.add_column(m, justify="right", overflow="fold")
+    t.add_column("headline", justify="right", overflow="fold")
+    judged_any = any(j is not None for j in cmp.judged)
+    if judged_any:
+        t.add_column("raw headline", justify="right", overflow="fold")
+    t.add_column("tasks scored / excluded", justify="right", overflow="fold")
+    for name, verdicts, card, judged in zip(cmp.models, cmp.verdicts, cmp.cards, cmp.judged, strict=True):
+        cells = [escape(name), verdicts + (" ⚠" if judged is not None and judged.uncovered_modules else "")]
+        for m in modules:
             ms = card.modules.get(m)
             cells.append("—" if ms is None else f"{_pct(ms.pass_k)} ({_pct(ms.det_score)})")
-        t.add_row(m, *cells)
-    t.add_row(
-        "[bold]headline[/bold]",
-        *[f"[bold]{_pct(c.headline)}[/bold] ({_pct(c.det_score)})" for c in cmp.cards],
-    )
-    if any(j is not None for j in cmp.judged):
-        t.add_row(
-            "judged",
-            *[
-                "—"
-                if j is None
-                else f"{_pct(j.judged_headline)} ({_pct(j.judged_det_score)})"
-                + (" ⚠" if j.uncovered_modules else "")
-                for j in cmp.judged
-            ],
-        )
-    t.add_row("tasks scored / excluded", *[f"{c.tasks_scored} / {c.tasks_excluded}" for c in cmp.cards])
+        cells.append(f"[bold]{_pct(card.headline)}[/bold] ({_pct(card.det_score)})")
+        if judged_any:
+            cells.append("—" if judged is None else f"{_pct(judged.headline)} ({_pct(judged.det_score)})")
+        cells.append(f"{card.tasks_scored} / {card.tasks_excluded}")
+        t.add_row(*cells)
     console.print(t)
+    if any(j is not None and j.uncovered_modules for j in cmp.judged):
+        console.print(
+            "⚠: the judge did not cover every trial of a module; that module keeps its raw verdicts",
+            markup=False,
+        )
     if cmp.differing_settings:
         console.print("[yellow]settings differ; the comparison is not like for like:[/yellow]")
         for name, values in cmp.differing_settings.items():
@@ -140,20 +148,27 @@ def render(cmp: Comparison, console: Console) -> None:
                 markup=False,
             )
     if cmp.separability is not None:
-        for p in cmp.separability.pairs:
+        sep = cmp.separability
+        console.print(
+            f"pairs separable: {sep.separable_count} of {sep.pair_count} (sign test over shared tasks, "
+            f"Holm-corrected, alpha {sep.alpha})",
+            markup=False,
+        )
+        for p in sep.pairs:
             console.print(
                 f"{p.model_a} vs {p.model_b}: wins {p.wins_a}-{p.wins_b}, ties {p.ties}, "
                 f"Holm p {p.p_adjusted:.3g} ({'separable' if p.separable else 'not separable'})",
                 markup=False,
             )
     if cmp.disagreements:
-        d = Table(title=f"tasks where they differ ({len(cmp.disagreements)})")
-        d.add_column("task")
-        d.add_column("module")
-        for name in cmp.models:
-            d.add_column(escape(name), justify="right")
+        # One row per task and one line of outcomes in the models' order above: a column per model would cut
+        # every cell to a few characters on a board of many models.
+        d = Table(title=f"tasks where they differ ({len(cmp.disagreements)}; passed/scorable, models in order)")
+        d.add_column("task", overflow="fold")
+        d.add_column("module", overflow="fold")
+        d.add_column("outcomes", overflow="fold")
         for row in cmp.disagreements:
-            d.add_row(escape(row.task_id), row.module, *["—" if o is None else o for o in row.outcomes])
+            d.add_row(escape(row.task_id), row.module, " ".join("-" if o is None else o for o in row.outcomes))
         console.print(d)
 
 
@@ -161,9 +176,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compare",
         help="several result files side by side",
-        description="Score several result files with one k and show them side by side: per module pass^k and "
-        "det score, the judged headline where a judged file sits beside the result, the settings "
-        "that differ, the paired sign test of each pair, and the tasks where the models disagree.",
+        description="Score several result files with one k and show them side by side, one row per model: "
+        "per module pass^k and det score, the raw headline beside the judged one where a judged file "
+        "sits beside the result, the settings that differ, the paired sign test of each pair, and the "
+        f"tasks where the models disagree. {VERDICTS_HELP}",
     )
     p.add_argument("results", nargs="+", type=Path, help="two or more *_raw_results.json files")
     weights_arg(p)
@@ -172,8 +188,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    runs = load_runs(list(args.results))
-    cmp = compare_runs(runs, [judged_path_for(p) for p in args.results], weights=args.weights)
+    cmp = compare_runs(load_runs(list(args.results)), weights=args.weights)
     if args.json:
         sys.stdout.write(
             cmp.model_dump_json(indent=1, exclude={"judged": {"__all__": {"card", "judged_card"}}}) + "\n"

@@ -13,9 +13,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from engine.analysis.items import ItemReport, class_counts, classify_items
+from engine.analysis.loaded_run import VERDICTS_HELP, LoadedRun, Verdicts, load_runs
 from engine.analysis.scoring import board_k, score_run
 from engine.analysis.stats import PairTest, Separability, model_interval, separability
-from engine.commands.score import load_runs, result_files_in, weights_arg
+from engine.commands.score import result_files_in, weights_arg
 from engine.core.errors import UserError
 from engine.core.models_file import ModelEntry, ModelsFile, default_models_path, load_models
 from engine.core.schema import MODULE_NAMES, RunFile
@@ -27,6 +28,8 @@ class _Model(BaseModel):
 
 class ModelRow(_Model):
     model: str
+    # Which verdicts every figure of this model comes from: its judged file's, or the raw file's.
+    verdicts: Verdicts
     # "7B", "35B (3B active)", or "?" when models.yaml does not list the model or its size.
     size: str
     size_b: float | None
@@ -71,14 +74,16 @@ def only_module(run: RunFile, module: str) -> RunFile:
 
 
 def build_report(
-    runs: list[RunFile], models: ModelsFile | None, *, module: str | None = None, weights: str = "balanced"
+    loaded: list[LoadedRun], models: ModelsFile | None, *, module: str | None = None, weights: str = "balanced"
 ) -> ItemsReport:
     if module is not None and module not in MODULE_NAMES:
         raise UserError(f"unknown module {module!r} (--module); choose one of: {', '.join(MODULE_NAMES)}")
+    runs = [item.scored_run for item in loaded]
     if module is not None:
         runs = [only_module(r, module) for r in runs]
     k = board_k(runs)
     cards = [score_run(r, k=k, weights=weights) for r in runs]
+    verdicts = {item.model: item.verdicts for item in loaded}
     entries = {c.model: (models.find(c.model) if models else None) for c in cards}
     sep = separability(cards)
     order = {name: i for i, name in enumerate(sep.ranking)}
@@ -89,6 +94,7 @@ def build_report(
         rows.append(
             ModelRow(
                 model=card.model,
+                verdicts=verdicts[card.model],
                 size=size_label(entry),
                 size_b=ranking_size(entry),
                 architecture=entry.architecture if entry else None,
@@ -121,12 +127,13 @@ def render(report: ItemsReport, console: Console) -> None:
     t = Table(
         title=f"models · pass^{report.k} · weights {report.weights}{scope} · Wilson 95%, task as the unit"
     )
-    for col in ("#", "model", "size", "pass", "95% interval", "eff. tasks"):
-        t.add_column(col, justify="left" if col in ("model", "size") else "right")
+    for col in ("#", "model", "verdicts", "size", "pass", "95% interval", "eff. tasks"):
+        t.add_column(col, justify="left" if col in ("model", "verdicts", "size") else "right")
     for i, row in enumerate(report.models, start=1):
         t.add_row(
             str(i),
             escape(row.model),
+            row.verdicts,
             escape(row.size),
             _pct(row.headline),
             f"{_pct(row.low)}–{_pct(row.high)}",
@@ -170,7 +177,8 @@ def render(report: ItemsReport, console: Console) -> None:
     counts = ", ".join(f"{k} {v}" for k, v in report.item_counts.items())
     it = Table(title=f"items ({len(report.items)} tasks: {counts})")
     for col in ("task", "module", "classes", "pass fractions (best model first)", "item-rest r"):
-        it.add_column(col)
+        # Folded, never cut: with many models the fractions run longer than a line.
+        it.add_column(col, overflow="fold")
     for item in report.items:
         fractions = " ".join(
             f"{item.outcomes[m.model].passed}/{item.outcomes[m.model].trials}"
@@ -202,7 +210,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "a Wilson "
         "95%% interval per model (the task as the unit), the sign test of every pair with Holm's "
         "correction, the tasks needed to separate adjacent pairs, and each task's class "
-        "(discriminating, flaky, dead easy, dead hard, inverted by size).",
+        "(discriminating, flaky, dead easy, dead hard, inverted by size). "
+        f"{VERDICTS_HELP}",
     )
     p.add_argument("--results-dir", "-d", type=Path, default=Path("results"), help="folder of result files")
     p.add_argument("--module", "-m", help="restrict scores, tests and items to one module")

@@ -10,11 +10,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from engine.analysis.judge import judged_path_for, load_judged_file, score_judged
+from engine.analysis.judge import apply_verdicts, judged_path_for, load_judged_file, score_judged
 from engine.analysis.scoring import WEIGHT_PRESETS, score_run
 from engine.core.errors import UserError
 from engine.core.results import load_run_file
-from engine.core.schema import RunFile
 from engine.run.scorecard import render
 
 RAW_SUFFIX = "_raw_results.json"
@@ -32,20 +31,6 @@ def result_files_in(folder: Path) -> list[Path]:
             "--results-dir at the folder that holds them"
         )
     return files
-
-
-def load_runs(paths: list[Path]) -> list[RunFile]:
-    """Load result files; two files for one model are an error (a board holds one result per model)."""
-    runs = [load_run_file(p) for p in paths]
-    seen: dict[str, Path] = {}
-    for path, run in zip(paths, runs, strict=True):
-        name = run.settings.model
-        if name in seen:
-            raise UserError(
-                f"{path} and {seen[name]} both hold model {name!r}; keep one result file per model"
-            )
-        seen[name] = path
-    return runs
 
 
 def weights_arg(p: argparse.ArgumentParser) -> None:
@@ -81,7 +66,9 @@ def handle(args: argparse.Namespace) -> int:
         raise UserError(f"{judged_path}: no such judged file (--judged); run `sllmb judge` first")
     judged = load_judged_file(judged_path) if judged_path.is_file() else None
     card = score_run(run, k=args.k, weights=args.weights)
-    js = score_judged(run, judged, k=card.k, weights=args.weights) if judged is not None else None
+    js = None
+    if judged is not None:
+        js = score_judged(run, apply_verdicts(run, judged), k=card.k, weights=args.weights)
     if args.json:
         payload: dict = {"scorecard": card.model_dump(mode="json")}
         if js is not None:

@@ -24,39 +24,19 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
-from scipy.stats import binomtest
 
-from engine.analysis.judge import (
-    NEVER_SENT,
-    JudgedFile,
-    JudgedScore,
-    apply_verdicts,
-    judged_path_for,
-    load_judged_file,
-    score_judged,
-)
+from engine.analysis.judge import NEVER_SENT, JudgedScore, score_judged
+from engine.analysis.loaded_run import LoadedRun, load_runs
 from engine.analysis.scoring import DEFAULT_PRESET, WEIGHT_PRESETS, Scorecard, board_k
-from engine.analysis.stats import (
-    ALPHA,
-    POWER,
-    PairTest,
-    PairVerdict,
-    Separability,
-    holm,
-    mcnemar_tasks_needed,
-    model_interval,
-    ranking,
-)
+from engine.analysis.stats import ALPHA, PairVerdict, Separability, model_interval, separability
 from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
 from engine.core.models_file import ModelEntry, ModelsFile, load_models
-from engine.core.results import load_run_file, model_slug
+from engine.core.results import model_slug
 from engine.core.schema import MODULE_NAMES, RunFile
 
 BOARD_SCHEMA_VERSION = 1
@@ -456,14 +436,6 @@ def unique_slugs(names: Sequence[str]) -> dict[str, str]:
 # Loading
 
 
-@dataclass(frozen=True)
-class LoadedRun:
-    path: Path
-    run: RunFile
-    judged_path: Path | None
-    judged: JudgedFile | None
-
-
 @contextmanager
 def _gc_paused() -> Iterator[None]:
     """Hold the cyclic garbage collector off while a board's millions of small objects are made.
@@ -499,30 +471,7 @@ def result_files(results_dir: Path) -> list[Path]:
 def load_results(results_dir: Path) -> list[LoadedRun]:
     """Every raw result file of a folder with the judged file beside it, if any. One model, one file."""
     with _gc_paused():
-        return _load_results(results_dir)
-
-
-def _load_results(results_dir: Path) -> list[LoadedRun]:
-    loaded: list[LoadedRun] = []
-    seen: dict[str, Path] = {}
-    for path in result_files(results_dir):
-        run = load_run_file(path)
-        name = run.settings.model
-        if name in seen:
-            raise UserError(
-                f"{path} and {seen[name]} both hold model {name!r}; keep one result file per "
-                "model in the folder"
-            )
-        seen[name] = path
-        jpath = judged_path_for(path)
-        judged = load_judged_file(jpath) if jpath.is_file() else None
-        if judged is not None and judged.model != name:
-            raise UserError(
-                f"{jpath}: judged file is for model {judged.model!r} but {path.name} holds "
-                f"{name!r}; re-run `sllmb judge --results {path}`"
-            )
-        loaded.append(LoadedRun(path, run, jpath if judged else None, judged))
-    return loaded
+        return load_runs(result_files(results_dir))
 
 
 def load_models_optional(path: Path | None) -> ModelsFile | None:
@@ -542,13 +491,8 @@ def _pct(value: float | None) -> float | None:
 
 
 def _task_rows(item: LoadedRun, score: JudgedScore) -> list[TaskRow]:
-    # Trials whose verdict the judge actually moved: compare the run with the verdicts folded in.
-    changed: set[tuple[str, int]] = set()
-    if item.judged is not None:
-        judged_run, _coverage, _stale = apply_verdicts(item.run, item.judged)
-        for a, b in zip(item.run.trials, judged_run.trials, strict=True):
-            if a.grade is not None and b.grade is not None and a.grade.passed != b.grade.passed:
-                changed.add((a.task_id, a.trial))
+    # Trials whose verdict the judge actually moved.
+    changed = item.applied.changed if item.applied is not None else frozenset()
     card = score.judged_card
     by_task: dict[str, list[TrialCell]] = {}
     for t in sorted(item.run.trials, key=lambda x: (x.task_id, x.trial)):
@@ -619,12 +563,12 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
     k = board_k([r.run for r in runs])
     scored: list[_Scored] = []
     for item in runs:
-        score = score_judged(item.run, item.judged, k=k, weights=weights)
+        score = score_judged(item.run, item.applied, k=k, weights=weights)
         state = _judge_state(item, score)
         headline_card = score.card if state == "fallback" else score.judged_card
         scored.append(_Scored(item, score, state, headline_card))
 
-    table = _pair_table([s.headline_card for s in scored], alpha=alpha)
+    table = separability([s.headline_card for s in scored], alpha=alpha)
     rank_of = {name: i + 1 for i, name in enumerate(table.ranking)}
     slugs = unique_slugs([s.item.run.settings.model for s in scored])
     all_settings = [run_settings(s.item.run) for s in scored]
@@ -753,7 +697,6 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
     rows.sort(key=lambda r: (r.rank is None, r.rank or 0, r.model))
     slug_of = {r.model: r.slug for r in rows}
     pairs = _pair_rows(table, slug_of)
-    adjacent = [p for p in pairs if p.adjacent]
     return Board(
         k=k,
         weights_preset=weights,
@@ -764,12 +707,12 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
         tiers=_tiers(rows),
         buckets=_buckets(rows),
         separability=SeparabilityView(
-            alpha=alpha,
-            pair_count=len(pairs),
-            separable_count=sum(p.separable for p in pairs),
-            adjacent_count=len(adjacent),
-            adjacent_separable=sum(p.separable for p in adjacent),
-            adjacent=adjacent,
+            alpha=table.alpha,
+            pair_count=table.pair_count,
+            separable_count=table.separable_count,
+            adjacent_count=table.adjacent_count,
+            adjacent_separable=table.adjacent_separable,
+            adjacent=[p for p in pairs if p.adjacent],
             pairs=pairs,
         ),
         common_settings=common,
@@ -780,115 +723,26 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
     )
 
 
-@dataclass(frozen=True)
-class _PairTable:
-    """The sign tests of every pair as plain tuples, before any model object is made for them."""
-
-    alpha: float
-    ranking: list[str]
-    # (index a, index b in ``ranking``, wins_a, wins_b, ties, p, p_adjusted, tasks_needed)
-    rows: list[tuple[int, int, int, int, int, float, float, int | None]]
-
-
-def _pair_table(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float = POWER) -> _PairTable:
-    ks = {c.k for c in cards}
-    if len(ks) > 1:
-        raise UserError(f"scorecards were scored with different k ({sorted(ks)}): score a board with one k")
-    ordered = ranking(cards)
-    task_ids = sorted({t for c in ordered for t in c.tasks})
-    col = {t: i for i, t in enumerate(task_ids)}
-    fractions = np.full((len(ordered), len(task_ids)), np.nan)
-    for i, card in enumerate(ordered):
-        for tid, ts in card.tasks.items():
-            if ts.scored and ts.pass_fraction is not None:
-                fractions[i, col[tid]] = ts.pass_fraction
-
-    @cache
-    def p_of(wins: int, decided: int) -> float:
-        return float(binomtest(wins, decided, 0.5, alternative="two-sided").pvalue) if decided else 1.0
-
-    @cache
-    def needed(wa: int, wb: int, tasks: int) -> int | None:
-        return mcnemar_tasks_needed(wa / tasks, wb / tasks, alpha, power) if tasks else None
-
-    raw: list[tuple[int, int, int, int, int, float]] = []
-    for i in range(len(ordered) - 1):
-        a = fractions[i]
-        rest = fractions[i + 1 :]
-        both = ~np.isnan(rest) & ~np.isnan(a)
-        diff = np.where(both, rest - a, 0.0)
-        tie = both & (np.abs(diff) <= 1e-12)
-        wins_a = (both & ~tie & (diff < 0)).sum(axis=1).tolist()
-        wins_b = (both & ~tie & (diff > 0)).sum(axis=1).tolist()
-        ties = tie.sum(axis=1).tolist()
-        for j, (wa, wb, tt) in enumerate(zip(wins_a, wins_b, ties, strict=True)):
-            raw.append((i, i + 1 + j, wa, wb, tt, p_of(wa, wa + wb)))
-    adjusted = holm([r[5] for r in raw])
-    rows = [
-        (i, j, wa, wb, tt, p, padj, needed(wa, wb, wa + wb + tt))
-        for (i, j, wa, wb, tt, p), padj in zip(raw, adjusted, strict=True)
-    ]
-    return _PairTable(alpha=alpha, ranking=[c.model for c in ordered], rows=rows)
-
-
-def fast_separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float = POWER) -> Separability:
-    """``engine.analysis.stats.separability`` with the same definitions, fast enough for a board of hundreds of models.
-
-    The sign test's p-value depends only on (wins, decided tasks), and the tasks-needed figure only on
-    (wins_a, wins_b, tasks): both are memoised, and the win counts come from one array per model. A test
-    checks that the result equals ``engine.analysis.stats.separability`` field for field.
-    """
-    table = _pair_table(cards, alpha, power)
-    names = table.ranking
-    pairs = [
-        PairTest(
-            model_a=names[i],
-            model_b=names[j],
-            tasks=wa + wb + tt,
-            wins_a=wa,
-            wins_b=wb,
-            ties=tt,
-            p_value=p,
-            p_adjusted=padj,
-            separable=padj < alpha,
-            adjacent=j - i == 1,
-            tasks_needed=need,
-        )
-        for i, j, wa, wb, tt, p, padj, need in table.rows
-    ]
-    adjacent = [p for p in pairs if p.adjacent]
-    return Separability(
-        alpha=alpha,
-        ranking=names,
-        pairs=pairs,
-        pair_count=len(pairs),
-        separable_count=sum(p.separable for p in pairs),
-        adjacent_count=len(adjacent),
-        adjacent_separable=sum(p.separable for p in adjacent),
-    )
-
-
-def _pair_rows(table: _PairTable, slug_of: dict[str, str]) -> list[PairRow]:
+def _pair_rows(table: Separability, slug_of: dict[str, str]) -> list[PairRow]:
+    """The pair verdicts of ``engine.analysis.stats`` by display name, with each model's slug for the links."""
     # Plain validated construction: in pydantic 2 it is faster than model_construct, which loops in Python.
-    names = table.ranking
-    alpha = table.alpha
     return [
         PairRow(
-            a=names[i],
-            b=names[j],
-            slug_a=slug_of[names[i]],
-            slug_b=slug_of[names[j]],
-            tasks=wa + wb + tt,
-            wins_a=wa,
-            wins_b=wb,
-            ties=tt,
-            p_value=p,
-            p_adjusted=padj,
-            separable=padj < alpha,
-            adjacent=j - i == 1,
-            tasks_needed=need,
+            a=p.model_a,
+            b=p.model_b,
+            slug_a=slug_of[p.model_a],
+            slug_b=slug_of[p.model_b],
+            tasks=p.tasks,
+            wins_a=p.wins_a,
+            wins_b=p.wins_b,
+            ties=p.ties,
+            p_value=p.p_value,
+            p_adjusted=p.p_adjusted,
+            separable=p.separable,
+            adjacent=p.adjacent,
+            tasks_needed=p.tasks_needed,
         )
-        for i, j, wa, wb, tt, p, padj, need in table.rows
+        for p in table.pairs
     ]
 
 

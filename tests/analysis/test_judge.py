@@ -13,6 +13,7 @@ from engine.analysis.judge import (
     JudgeConfig,
     JudgeOutputError,
     JudgeReply,
+    apply_verdicts,
     build_messages,
     decide,
     judge_run,
@@ -203,7 +204,11 @@ def test_fair_judge_moves_only_what_the_rules_allow(tmp_path: Path) -> None:
     assert judged.changed == 2 and not judged.flagged_modules
     assert raw.read_bytes() == before
 
-    score = score_judged(load_run_file(raw), judged)
+    run = load_run_file(raw)
+    applied = apply_verdicts(run, judged)
+    assert applied.changed == {("tl_near", 0), ("mt_fake", 0)}
+    assert applied.run.settings == run.settings and applied.stale == 0
+    score = score_judged(run, applied)
     assert score.modules["tools"].pass_k == pytest.approx(1 / 4)
     assert score.modules["tools"].judged_pass_k == pytest.approx(2 / 4)
     assert score.modules["multi_turn_if"].judged_pass_k == 0.0
@@ -264,7 +269,8 @@ def test_malformed_judge_output_flags_the_module_and_exits_2(tmp_path: Path, mon
     assert judged.flagged_modules == ["tools"] and judged.partial
     bad = next(v for v in judged.verdicts if v.task_id == "tl_ok")
     assert bad.status == "failed" and bad.judge_score is None and "JSON" in (bad.error or "")
-    score = score_judged(load_run_file(raw), judged)
+    run = load_run_file(raw)
+    score = score_judged(run, apply_verdicts(run, judged))
     # The whole tools module falls back to det (tl_near's rescue is not applied); multi_turn_if still moves.
     assert score.modules["tools"].judged_pass_k == score.modules["tools"].pass_k
     assert score.modules["tools"].coverage == pytest.approx(3 / 4)
@@ -317,7 +323,8 @@ def test_a_verdict_goes_stale_when_the_det_score_changes(tmp_path: Path) -> None
         else t
         for t in run.trials
     ]
-    score = score_judged(run.model_copy(update={"trials": regraded}), judged)
+    stale_run = run.model_copy(update={"trials": regraded})
+    score = score_judged(stale_run, apply_verdicts(stale_run, judged))
     assert score.stale_verdicts == 1 and score.uncovered_modules == ["tools"]
     assert score.modules["tools"].judged_pass_k == score.modules["tools"].pass_k
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from scipy.stats import binomtest
 
@@ -10,7 +11,6 @@ from engine.analysis.stats import (
     mcnemar_tasks_needed,
     model_interval,
     separability,
-    sign_test,
     wilson_interval,
 )
 from engine.core.errors import UserError
@@ -80,17 +80,29 @@ def test_sign_test_counts_wins_on_pass_fraction_and_matches_scipy() -> None:
     # Three trials per task. a wins 7 tasks, b wins 2, 3 are tied (one tie at 2 of 3 each).
     a = card_from_passes("a", ["PPP"] * 5 + ["PPF"] * 2 + ["FFF"] * 2 + ["PPP", "FFF", "PFP"], trials=3)
     b = card_from_passes("b", ["FFF"] * 5 + ["PFF"] * 2 + ["PPF", "PPP"] + ["PPP", "FFF", "PPF"], trials=3)
-    wins_a, wins_b, ties, p = sign_test(a, b)
-    assert (wins_a, wins_b, ties) == (7, 2, 3)
+    (pair,) = separability([b, a]).pairs
+    assert (pair.model_a, pair.model_b) == ("a", "b")
+    assert (pair.wins_a, pair.wins_b, pair.ties, pair.tasks) == (7, 2, 3, 12)
     # 2 * (C(9,7) + C(9,8) + C(9,9)) / 2^9
-    assert p == pytest.approx(92 / 512)
-    assert p == pytest.approx(binomtest(7, 9, 0.5).pvalue)
+    assert pair.p_value == pytest.approx(92 / 512)
+    assert pair.p_value == pytest.approx(binomtest(7, 9, 0.5).pvalue)
+    # One pair: Holm leaves its p as it is.
+    assert pair.p_adjusted == pair.p_value and pair.adjacent
 
 
 def test_sign_test_uses_only_tasks_both_scored() -> None:
     a = score_run(make_run("a", {"x": ("tools", ["P"]), "y": ("tools", ["P"])}, trials=1), k=1)
     b = score_run(make_run("b", {"x": ("tools", ["F"]), "z": ("tools", ["F"])}, trials=1), k=1)
-    assert sign_test(a, b) == (1, 0, 0, pytest.approx(1.0))
+    (pair,) = separability([a, b]).pairs
+    assert (pair.wins_a, pair.wins_b, pair.ties, pair.tasks) == (1, 0, 0, 1)
+    assert pair.p_value == pytest.approx(1.0) and not pair.separable
+
+
+def test_a_pair_with_no_common_task_has_no_verdict() -> None:
+    a = score_run(make_run("a", {"x": ("tools", ["P"])}, trials=1), k=1)
+    b = score_run(make_run("b", {"z": ("tools", ["F"])}, trials=1), k=1)
+    (pair,) = separability([a, b]).pairs
+    assert pair.tasks == 0 and pair.p_value == 1.0 and pair.tasks_needed is None
 
 
 def test_holm_hand_worked() -> None:
@@ -146,8 +158,38 @@ def test_separability_on_a_small_fleet() -> None:
     assert pairs[("mid", "low9")].tasks_needed == 155
 
 
+def test_separability_equals_a_pair_by_pair_count_on_a_larger_fleet() -> None:
+    # The vectorised win counts against a plain loop over every pair, on 12 models with ties and gaps.
+    rng = np.random.default_rng(4)
+    cards = [
+        card_from_passes(f"m{i:02d}", ["".join(rng.choice(["P", "F"], 3)) for _ in range(30)], trials=3)
+        for i in range(12)
+    ]
+    cards += [score_run(make_run("holes", {"t00": ("tools", ["P", "P", "P"])}, trials=3), k=3)]
+    sep = separability(cards)
+    by_name = {c.model: c for c in cards}
+    for pair in sep.pairs:
+        a, b = by_name[pair.model_a], by_name[pair.model_b]
+        common = [t for t in a.tasks if a.tasks[t].scored and t in b.tasks and b.tasks[t].scored]
+        fa = [a.tasks[t].pass_fraction for t in common]
+        fb = [b.tasks[t].pass_fraction for t in common]
+        wins_a = sum(x > y for x, y in zip(fa, fb, strict=True))
+        wins_b = sum(x < y for x, y in zip(fa, fb, strict=True))
+        assert (pair.wins_a, pair.wins_b, pair.ties) == (wins_a, wins_b, len(common) - wins_a - wins_b)
+        decided = wins_a + wins_b
+        assert pair.p_value == pytest.approx(binomtest(wins_a, decided).pvalue if decided else 1.0)
+    assert sep.pair_count == 13 * 12 // 2
+    assert sep.separable_count == sum(p.separable for p in sep.pairs)
+
+
 def test_separability_refuses_mixed_k() -> None:
     a = card_from_passes("a", [True], trials=1)
     b = card_from_passes("b", [True], trials=3)
     with pytest.raises(UserError, match="one k"):
         separability([a, b])
+
+
+def test_separability_refuses_two_cards_of_one_model() -> None:
+    a = card_from_passes("a", [True])
+    with pytest.raises(UserError, match="same model name"):
+        separability([a, a])

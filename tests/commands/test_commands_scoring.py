@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.analysis.loaded_run import load_runs
 from engine.analysis.scoring import board_k, score_run
 from engine.analysis.stats import separability
 from engine.cli import main
@@ -94,8 +95,7 @@ def test_items_json_on_the_fleet(fleet, capsys) -> None:
 
 def test_items_for_one_module(fleet) -> None:
     root, paths = fleet
-    runs = [load_run_file(p) for p in paths]
-    report = build_report(runs, load_models(root / "models.yaml"), module="tools")
+    report = build_report(load_runs(paths), load_models(root / "models.yaml"), module="tools")
     assert {i.module for i in report.items} == {"tools"} and len(report.items) == 13
     assert all(row.tasks_scored <= 13 for row in report.models)
 

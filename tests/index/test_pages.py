@@ -13,6 +13,7 @@ from engine.core.results import load_run_file
 from engine.index.data import entry_to_yaml
 from engine.index.index import build_index
 from engine.index.schema import AASpeed, Attention, Pricing, SpeedRun
+from engine.publish.board import board_from_dir
 from engine.publish.site.index_macros import (
     WEEKLY_SYNC,
     IndexSite,
@@ -69,7 +70,9 @@ def _site(tmp_path: Path, with_run: bool = False, measured: bool = True) -> Inde
     ]
     for e in entries:
         (data / f"{e.id}.yaml").write_text(entry_to_yaml(e), encoding="utf-8")
-    return IndexSite(tmp_path, Path("reported"), result_dirs=[Path("results")], repo_url=REPO)
+    results, models = tmp_path / "results", tmp_path / "models.yaml"
+    board = (lambda: board_from_dir(results, models)) if with_run else None
+    return IndexSite(tmp_path, Path("reported"), repo_url=REPO, board=board)
 
 
 def test_a_measured_model_shows_our_speed_and_one_without_shows_the_fallback(tmp_path):
@@ -121,10 +124,25 @@ def test_our_run_appears_beside_the_reported_benchmarks_with_its_settings(tmp_pa
     data = site.model_data("measured")
     (ours,) = data["own_runs"]
     assert ours["label"] == "small-llm-bench pass^3" and 0 <= ours["pass_k"] <= 100
-    assert ours["file"].startswith("results/") and ours["file"].endswith("_raw_results.json")
+    assert ours["file"].endswith("_raw_results.json") and ours["verdicts"] == "raw"
     html = site.model_html("measured")
-    assert "Our measurement" in html and "3 trials" in html and "profile " in html
+    assert "Our measurement" in html and "3 trials" in html and "profile " in html and "raw verdicts" in html
     assert site.model_data("aa-only")["own_runs"] == []
+
+
+def test_our_run_shows_its_board_row_figure(tmp_path):
+    site = _site(tmp_path, with_run=True)
+    (row,) = board_from_dir(tmp_path / "results", tmp_path / "models.yaml").rows
+    (ours,) = site.model_data("measured")["own_runs"]
+    assert (ours["run_model"], ours["file"], ours["pass_k"]) == (row.model, row.source_file, row.headline)
+    assert ours["tasks_scored"] == row.tasks_scored
+    assert f"<td>{row.headline:.1f}</td>" in site.model_html("measured")
+
+
+def test_without_a_board_no_page_shows_our_runs(tmp_path):
+    _site(tmp_path, with_run=True)
+    site = IndexSite(tmp_path, Path("reported"), repo_url=REPO)
+    assert site.own_runs() == [] and site.model_data("measured")["own_runs"] == []
 
 
 def test_model_pages_link_to_the_correction_form_with_the_model_filled_in(tmp_path):

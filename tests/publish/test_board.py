@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.analysis.judge import load_judged_file, score_judged
+from engine.analysis.judge import score_judged
+from engine.analysis.loaded_run import load_run
 from engine.analysis.stats import separability
 from engine.core.errors import UserError
-from engine.core.results import load_run_file
 from engine.publish.board import (
     TIER_BANDS,
     UNKNOWN_BUCKET,
@@ -18,7 +18,6 @@ from engine.publish.board import (
     board_json,
     bucket_for,
     build_board,
-    fast_separability,
     load_results,
     read_board_json,
     tier_for,
@@ -78,10 +77,9 @@ def test_headline_is_judged_pass_k_with_raw_fallback(board: Board, site_fleet: P
     states = {r.judge_state for r in board.rows}
     assert states == {"judged", "partial", "fallback"}
     for row in board.rows:
-        raw = site_fleet / "results" / row.source_file
-        run = load_run_file(raw)
-        judged = load_judged_file(raw.with_name(row.judged_file)) if row.judged_file else None
-        score = score_judged(run, judged, k=board.k)
+        item = load_run(site_fleet / "results" / row.source_file)
+        assert item.judged_path == (None if row.judged_file is None else item.path.with_name(row.judged_file))
+        score = score_judged(item.run, item.applied, k=board.k)
         if row.judge_state == "fallback":
             assert row.judged_file is None and row.judged_pass is None
             assert row.headline == pytest.approx(score.headline * 100, abs=1e-4)
@@ -136,12 +134,27 @@ def test_buckets_split_dense_and_sparse_ordered_by_active_params(board: Board) -
     assert any(r.size.label == "?" and r.size.bucket == UNKNOWN_BUCKET for r in board.rows)
 
 
-def test_fast_separability_equals_the_stats_module(site_fleet: Path) -> None:
+def test_board_pairs_are_the_stats_table_of_the_headline_cards_with_slugs(board: Board, site_fleet: Path) -> None:
     cards = []
     for item in load_results(site_fleet / "results"):
-        score = score_judged(item.run, item.judged, k=3)
-        cards.append(score.card if item.judged is None else score.judged_card)
-    assert fast_separability(cards) == separability(cards)
+        score = score_judged(item.run, item.applied, k=3)
+        cards.append(score.card if item.applied is None else score.judged_card)
+    table = separability(cards)
+    slug = {r.model: r.slug for r in board.rows}
+    s = board.separability
+    assert [(p.a, p.b) for p in s.pairs] == [(p.model_a, p.model_b) for p in table.pairs]
+    for row, pair in zip(s.pairs, table.pairs, strict=True):
+        assert (row.slug_a, row.slug_b) == (slug[pair.model_a], slug[pair.model_b])
+        assert row.model_dump(exclude={"a", "b", "slug_a", "slug_b"}) == pair.model_dump(
+            exclude={"model_a", "model_b"}
+        )
+    assert (s.pair_count, s.separable_count, s.adjacent_count, s.adjacent_separable) == (
+        table.pair_count,
+        table.separable_count,
+        table.adjacent_count,
+        table.adjacent_separable,
+    )
+    assert [r.model for r in board.rows] == table.ranking
 
 
 def test_board_pairs_are_the_stats_verdicts(board: Board) -> None:

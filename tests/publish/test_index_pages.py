@@ -82,7 +82,7 @@ def hostile_index(tmp_path: Path) -> tuple[object, IndexSite]:
     for e in entries:
         (data / f"{e.id}.yaml").write_text(entry_to_yaml(e), encoding="utf-8")
     board = board_from_dir(tmp_path / "results", tmp_path / "models.yaml")
-    return board, IndexSite(tmp_path, Path("reported"), result_dirs=[tmp_path / "results"])
+    return board, IndexSite(tmp_path, Path("reported"), board=lambda: board)
 
 
 def test_merged_page_shows_the_card_and_the_index_section_all_escaped(hostile_index):
@@ -102,6 +102,30 @@ def test_merged_page_shows_the_card_and_the_index_section_all_escaped(hostile_in
     assert model_page(board, third, site, pages) == model_page(board, third)
     only = index_model_page(site, "plain")
     assert 'class="sli-model"' in only and 'class="lb-card"' not in only
+
+
+def test_an_index_page_shows_the_board_figure_of_our_judged_run(site_fleet: Path, tmp_path: Path):
+    board = board_from_dir(site_fleet / "results", site_fleet / "models.yaml")
+    # A judged run whose judge moved its headline: the raw file alone would give another figure.
+    row = next(
+        r
+        for r in board.rows
+        if r.judge_state == "judged" and r.model.startswith("fleet-") and r.headline != _pct(r.pass_k)
+    )
+    data = tmp_path / "reported"
+    data.mkdir()
+    for e in _entries({"ours": [row.model], "other": []}):
+        (data / f"{e.id}.yaml").write_text(entry_to_yaml(e), encoding="utf-8")
+    site = IndexSite(tmp_path, Path("reported"), board=lambda: board)
+    (ours,) = site.model_data("ours")["own_runs"]
+    assert (ours["pass_k"], ours["k"], ours["verdicts"]) == (row.headline, board.k, "judged")
+    page = site.model_html("ours")
+    assert f"<td>{row.headline:.1f}</td>" in page and "judged verdicts" in page
+    assert site.model_data("other")["own_runs"] == []
+
+
+def _pct(share: float | None) -> float | None:
+    return None if share is None else round(share * 100, 4)
 
 
 # ------------------------------------------------------------------------------------------------ the build

@@ -132,7 +132,7 @@ def _index_row(index: IndexSite, model_id: str) -> IndexRow:
 
 def _index_site(config: Any) -> IndexSite:
     root = Path(config["config_file_path"]).resolve().parent
-    return IndexSite(root, repo_url=config.get("repo_url"))
+    return IndexSite(root, repo_url=config.get("repo_url"), board=lambda: site_board(config))
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:

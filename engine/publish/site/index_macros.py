@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,10 +19,12 @@ from urllib.parse import urlencode
 from engine.index.data import DEFAULT_DATA_DIR, lab_scores, load_entries
 from engine.index.hardware import DEVICES, Layout, calculator_models, calculator_tables, estimate
 from engine.index.index import IndexResult, IndexRow
-from engine.index.own_runs import DEFAULT_RESULT_DIRS, OwnRun, load_own_runs, runs_for
 from engine.index.published import published_index
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, REGIONS, ModelEntry
 from engine.index.validate import ValidationReport, validation_table_markdown
+from engine.publish.board import Board
+from engine.publish.site.context import site_board
+from engine.publish.site.own_runs import OwnRun, own_runs_from_board, runs_for
 
 SHORT = {
     "MMLU-Pro": "MMLU-Pro",
@@ -471,8 +473,8 @@ def render_model_html(data: dict) -> str:
     if data.get("own_runs"):
         out.append(
             '<p class="sli-note"><small>Our measurement is small-llm-bench\'s pass^k (0–100) from our '
-            "own run of the model; it is not one of the index's benchmarks and does not enter the "
-            "index.</small></p>"
+            "own run of the model, the figure its leaderboard row shows (on the judged verdicts where the run "
+            "was judged); it is not one of the index's benchmarks and does not enter the index.</small></p>"
         )
     out.append(render_speed_html(data.get("speed")))
     if data["estimated"]:
@@ -687,20 +689,20 @@ class IndexSite:
     """Everything the index pages need, loaded and fitted once per build; no key or network involved.
 
     ``project_dir`` is the repository root; the hook that writes one page per index model can use
-    ``IndexSite(root).model_html(model_id)`` for each id in ``model_ids``.
+    ``IndexSite(root).model_html(model_id)`` for each id in ``model_ids``. ``board`` gives the site's Board
+    (asked for once, on the first page that needs our own runs); without it no page shows one.
     """
 
     def __init__(
         self,
         project_dir: Path | None = None,
         data_dir: Path = DEFAULT_DATA_DIR,
-        result_dirs: Sequence[Path] = DEFAULT_RESULT_DIRS,
         repo_url: str | None = None,
+        board: Callable[[], Board] | None = None,
     ) -> None:
-        self.root = project_dir
         self.data_dir = data_dir if project_dir is None or data_dir.is_absolute() else project_dir / data_dir
-        self.result_dirs = [d if project_dir is None or d.is_absolute() else project_dir / d for d in result_dirs]
         self.repo_url = repo_url
+        self.board = board
         self._cache: dict[str, Any] = {}
 
     def entries(self) -> list[ModelEntry]:
@@ -714,8 +716,9 @@ class IndexSite:
         return self._cache["result"]
 
     def own_runs(self) -> list[OwnRun]:
+        """Our runs as the Board has them: its rows, not a second reading of the result files."""
         if "runs" not in self._cache:
-            self._cache["runs"] = load_own_runs(self.result_dirs, self.root)
+            self._cache["runs"] = [] if self.board is None else own_runs_from_board(self.board())
         return self._cache["runs"]
 
     @property
@@ -752,15 +755,20 @@ def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
     """Register the index macros. Data is loaded and fitted once, on first use, per site build."""
     project = Path(env.project_dir) if hasattr(env, "project_dir") else None
     conf = getattr(env, "conf", None) or {}
-    site = IndexSite(project, data_dir, repo_url=conf.get("repo_url") if hasattr(conf, "get") else None)
+    # The Board is there only in a real build (a config file to find the results from).
+    in_build = hasattr(conf, "get") and conf.get("config_file_path")
+    site = IndexSite(
+        project,
+        data_dir,
+        repo_url=conf.get("repo_url") if hasattr(conf, "get") else None,
+        board=(lambda: site_board(conf)) if in_build else None,
+    )
 
     def page_folders() -> dict[str, str]:
         """Each index model's page folder, as the hook planned it (the board's rows can take a folder)."""
-        if not (hasattr(conf, "get") and conf.get("config_file_path")):
+        if site.board is None:
             return {}
-        from engine.publish.site.context import site_board
-
-        rows = [(r.model, r.slug) for r in site_board(conf).rows]
+        rows = [(r.model, r.slug) for r in site.board().rows]
         return plan_model_pages(rows, site.entries()).index_page
 
     @env.macro
