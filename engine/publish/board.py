@@ -41,7 +41,7 @@ from engine.analysis.judge import (
     load_judged_file,
     score_judged,
 )
-from engine.analysis.scoring import DEFAULT_PRESET, WEIGHT_PRESETS, Scorecard, board_k
+from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, board_k, check_preset
 from engine.analysis.stats import (
     ALPHA,
     POWER,
@@ -57,7 +57,8 @@ from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
 from engine.core.models_file import ModelEntry, ModelsFile, load_models
 from engine.core.results import load_run_file, model_slug
-from engine.core.schema import MODULE_NAMES, RunFile
+from engine.core.schema import RunFile
+from engine.episodes import MODULE_NAMES, SPECS
 
 BOARD_SCHEMA_VERSION = 1
 RAW_SUFFIX = "_raw_results.json"
@@ -81,16 +82,6 @@ SIZE_BUCKETS: tuple[tuple[str, float, float], ...] = (
     ("24B and above", 24.0, math.inf),
 )
 UNKNOWN_BUCKET = "Size unknown"
-
-MODULE_LABELS = {
-    "tools": "Tools",
-    "code": "Code",
-    "format": "Format",
-    "long_context": "Long ctx",
-    "multi_turn_if": "Multi-turn",
-    "adversarial": "Adversarial",
-    "knowledge": "Knowledge",
-}
 
 JudgeState = Literal["judged", "partial", "fallback"]
 Outcome = Literal["pass", "fail", "excluded"]
@@ -605,10 +596,7 @@ def build_board(
     weights: str = DEFAULT_PRESET,
     alpha: float = ALPHA,
 ) -> Board:
-    if weights not in WEIGHT_PRESETS:
-        raise UserError(
-            f"unknown weight preset {weights!r}; choose one of: {', '.join(sorted(WEIGHT_PRESETS))}"
-        )
+    check_preset(weights)
     if not runs:
         return _empty_board(weights, alpha)
     with _gc_paused():
@@ -646,7 +634,7 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
                 cells.append(
                     ModuleCell(
                         module=m,
-                        label=MODULE_LABELS.get(m, m),
+                        label=SPECS[m].label,
                         weight=0.0,
                         det=None,
                         pass_k=None,
@@ -667,7 +655,7 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
             cells.append(
                 ModuleCell(
                     module=m,
-                    label=MODULE_LABELS.get(m, m),
+                    label=SPECS[m].label,
                     weight=ms.weight,
                     det=jm.det_score,
                     pass_k=jm.pass_k,
@@ -759,7 +747,7 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
         weights_preset=weights,
         tier_bands=list(TIER_BANDS),
         modules=present,
-        module_labels={m: MODULE_LABELS.get(m, m) for m in present},
+        module_labels={m: SPECS[m].label for m in present},
         rows=rows,
         tiers=_tiers(rows),
         buckets=_buckets(rows),
