@@ -28,7 +28,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from engine.analysis.scoring import Scorecard
-from engine.core.schema import MODULE_NAMES
+from engine.episodes import MODULE_NAMES
 
 ItemClass = Literal["discriminating", "flaky", "dead_easy", "dead_hard", "inverted"]
 

@@ -2,12 +2,13 @@
 
 The graders decide every verdict. The judge reads a bounded transcript and the det score, and says what it
 thinks of the trial; a verdict moves only when the rules below allow it, and every refused appeal is kept
-with its reason. Rules (written up in ``site_src/methodology/judge.md``):
+with its reason. Rules (written up in ``site_src/methodology/judge.md``); which rule a module falls under is
+the ``judge`` policy its spec declares (``engine.episodes.spec``):
 
-* ``format`` and ``knowledge`` are never sent: exact checks leave nothing to appeal.
-* ``adversarial``, ``code`` and ``long_context`` are sent, but their verdicts stand; what the judge said is
-  recorded (``advisory``).
-* ``tools`` and ``multi_turn_if`` verdicts may move. A rescue (det failed, judge says pass) needs a judge
+* ``never_sent`` modules (format, knowledge) are never sent: exact checks leave nothing to appeal.
+* ``advisory`` modules (adversarial, code, long_context) are sent, but their verdicts stand; what the judge
+  said is recorded.
+* ``movable`` modules' (tools, multi_turn_if) verdicts may move. A rescue (det failed, judge says pass) needs a judge
   score >= 0.95 that is above the det score, or exactly 1.0. A demotion (det passed, judge says fail) needs
   a judge score < 0.85 that is more than 0.02 below the det score. No appeal crosses a hard gate (a
   forbidden tool, the call budget, a loop, a premature stop, a degenerate truncation).
@@ -38,14 +39,21 @@ from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, score_run
 from engine.core.errors import BenchError, UserError
 from engine.core.results import read_json_model, write_json_model
 from engine.core.schema import RunFile, TrialRecord, Turn
+from engine.episodes import SPECS
+from engine.episodes.spec import JudgePolicy
 from engine.model.client import ChatClient, ClientSettings
 
 JUDGED_SCHEMA_VERSION = 1
 PROMPT_VERSION = "1"
 
-NEVER_SENT = frozenset({"format", "knowledge"})
-ADVISORY = frozenset({"adversarial", "code", "long_context"})
-MOVABLE = frozenset({"tools", "multi_turn_if"})
+
+def _modules_under(policy: JudgePolicy) -> frozenset[str]:
+    return frozenset(name for name, spec in SPECS.items() if spec.judge == policy)
+
+
+NEVER_SENT = _modules_under("never_sent")
+ADVISORY = _modules_under("advisory")
+MOVABLE = _modules_under("movable")
 
 RESCUE_MIN = 0.95
 DEMOTE_BELOW = 0.85

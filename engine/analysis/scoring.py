@@ -11,9 +11,10 @@ Choices made here, each written up in ``site_src/methodology/scoring.md``:
   except in a run with ``--early-stop``, whose task that failed a trial scores pass^k 0 and the det score of
   the trials it ran (the board flags such a run).
 * One k for a whole board: the largest trial count among the files loaded (``board_k``).
-* Module weights come from a named preset, are renormalised over the modules that scored at least one task,
-  then held inside [0.5x, 2x] of each module's share of the bank. A weight outside that band is clipped and
-  the rest rescaled (never an error): every run can be scored, and the scorecard lists the clipped modules.
+* Module weights come from a named preset (each module declares its share in its spec), are renormalised over
+  the modules that scored at least one task, then held inside [0.5x, 2x] of each module's share of the bank.
+  A weight outside that band is clipped and the rest rescaled (never an error): every run can be scored, and
+  the scorecard lists the clipped modules.
 """
 
 from __future__ import annotations
@@ -25,31 +26,13 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.core.errors import UserError
-from engine.core.schema import MODULE_NAMES, RunFile, TrialRecord
+from engine.core.schema import RunFile, TrialRecord
+from engine.episodes import MODULE_NAMES, SPECS
+from engine.episodes.spec import ModuleWeights
 
-# Task counts per module in the full bank. Caps are measured against these shares.
-BANK_COUNTS: dict[str, int] = {
-    "tools": 13,
-    "code": 5,
-    "format": 5,
-    "long_context": 4,
-    "multi_turn_if": 4,
-    "adversarial": 4,
-    "knowledge": 4,
-}
-
-_PRESET_ORDER = ("tools", "format", "code", "multi_turn_if", "long_context", "adversarial", "knowledge")
-
-
-def _preset(*values: float) -> dict[str, float]:
-    return dict(zip(_PRESET_ORDER, values, strict=True))
-
-
-WEIGHT_PRESETS: dict[str, dict[str, float]] = {
-    "balanced": _preset(0.30, 0.15, 0.15, 0.13, 0.12, 0.08, 0.07),
-    "agentic": _preset(0.38, 0.12, 0.08, 0.16, 0.12, 0.08, 0.06),
-    "coding": _preset(0.28, 0.15, 0.21, 0.11, 0.12, 0.07, 0.06),
-}
+# The weight presets are the fields of ModuleWeights: each module declares its share under every preset in its
+# spec (engine/episodes/<name>/module.py), and the shares of a preset sum to 1 over the registry.
+PRESETS: tuple[str, ...] = tuple(ModuleWeights.model_fields)
 DEFAULT_PRESET = "balanced"
 
 # A module may weigh at most CAP_HIGH and at least CAP_LOW times its share of the bank.
@@ -148,18 +131,27 @@ class EffectiveWeights:
     clipped: list[str]
 
 
+def bank_task_counts() -> dict[str, int]:
+    """Task counts per module in the full bank, as the specs declare them: the caps are measured against these
+    shares. Read at each call, like the weights, so scoring follows the registry."""
+    return {name: spec.bank_tasks for name, spec in SPECS.items()}
+
+
+def check_preset(name: str) -> None:
+    if name not in PRESETS:
+        raise UserError(f"unknown weight preset {name!r}; choose one of: {', '.join(sorted(PRESETS))}")
+
+
 def preset_weights(name: str) -> dict[str, float]:
-    try:
-        return dict(WEIGHT_PRESETS[name])
-    except KeyError:
-        known = ", ".join(sorted(WEIGHT_PRESETS))
-        raise UserError(f"unknown weight preset {name!r}; choose one of: {known}") from None
+    """Each module's share under the preset ``name``, from its spec."""
+    check_preset(name)
+    return {module: spec.weights.model_dump()[name] for module, spec in SPECS.items()}
 
 
 def effective_weights(
     weights: Mapping[str, float],
     present: Iterable[str],
-    bank_counts: Mapping[str, int] = BANK_COUNTS,
+    bank_counts: Mapping[str, int] | None = None,
 ) -> EffectiveWeights:
     """Renormalise ``weights`` over the ``present`` modules, then hold each inside its cap band.
 
@@ -167,7 +159,10 @@ def effective_weights(
     modules. The result is w'_m = clip(t * w_m, low_m, high_m) with one factor t chosen so the weights sum
     to 1: modules inside their band keep the preset's proportions to each other, and a module outside it sits
     exactly on its bound. Such a t always exists because the lower bounds sum to 0.5 and the upper to 2.
+    ``bank_counts`` defaults to the specs' (``bank_task_counts``).
     """
+    if bank_counts is None:
+        bank_counts = bank_task_counts()
     wanted = set(present)
     mods = [m for m in MODULE_NAMES if m in wanted] + sorted(wanted - set(MODULE_NAMES))
     if not mods:
@@ -205,9 +200,10 @@ def effective_weights(
     return EffectiveWeights(out, clipped)
 
 
-def weight_caps_ok(weights: Mapping[str, float], bank_counts: Mapping[str, int] = BANK_COUNTS) -> bool:
+def weight_caps_ok(weights: Mapping[str, float], bank_counts: Mapping[str, int] | None = None) -> bool:
     """True when a preset, renormalised over the whole bank, needs no clipping."""
-    return not effective_weights(weights, bank_counts, bank_counts).clipped
+    counts = bank_task_counts() if bank_counts is None else bank_counts
+    return not effective_weights(weights, counts, counts).clipped
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -261,7 +257,7 @@ def score_run(
     run: RunFile,
     k: int | None = None,
     weights: str = DEFAULT_PRESET,
-    bank_counts: Mapping[str, int] = BANK_COUNTS,
+    bank_counts: Mapping[str, int] | None = None,
 ) -> Scorecard:
     """Score one run file. ``k`` defaults to the file's own trial count; a board passes ``board_k``."""
     if k is None:

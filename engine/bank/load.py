@@ -14,9 +14,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from engine.core.errors import UserError
-from engine.core.schema import MODULE_NAMES, Task
+from engine.core.schema import Task
 from engine.core.yamlfile import invalid_file_message, read_mapping
-from engine.episodes import MODULES
+from engine.episodes import MODULE_NAMES, MODULES
 from engine.episodes.base import LoadedTask
 
 PROFILES = ("full", "fast")

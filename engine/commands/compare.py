@@ -23,7 +23,8 @@ from engine.analysis.stats import Separability, separability
 from engine.commands.items import wide_console
 from engine.commands.score import weights_arg
 from engine.core.errors import UserError
-from engine.core.schema import MODULE_NAMES, RunFile
+from engine.core.schema import RunFile
+from engine.episodes import MODULE_NAMES
 
 # Settings that change what a model saw or how it was graded; a comparison across them is flagged.
 COMPARED_SETTINGS = ("trials", "profile", "thinking", "temperature", "max_tokens", "seed", "sandbox_backend")

@@ -19,7 +19,8 @@ from engine.analysis.stats import PairTest, Separability, model_interval, separa
 from engine.commands.score import result_files_in, weights_arg
 from engine.core.errors import UserError
 from engine.core.models_file import ModelEntry, ModelsFile, default_models_path, load_models
-from engine.core.schema import MODULE_NAMES, RunFile
+from engine.core.schema import RunFile
+from engine.episodes import MODULE_NAMES
 
 
 class _Model(BaseModel):

@@ -6,7 +6,7 @@ import argparse
 import webbrowser
 from pathlib import Path
 
-from engine.analysis.scoring import DEFAULT_PRESET, WEIGHT_PRESETS
+from engine.analysis.scoring import DEFAULT_PRESET, PRESETS
 from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
 from engine.publish.board import board_from_dir, write_board_json
@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--weights",
         default=DEFAULT_PRESET,
-        choices=sorted(WEIGHT_PRESETS),
+        choices=sorted(PRESETS),
         help=f"module weight preset (default {DEFAULT_PRESET})",
     )
     p.add_argument("--open", action="store_true", help="open the file in the default browser when written")

@@ -13,7 +13,7 @@ from engine.core.errors import UserError
 from engine.core.models_file import load_models
 from engine.core.outputlock import output_lock
 from engine.core.results import default_output
-from engine.core.schema import MODULE_NAMES
+from engine.episodes import MODULE_NAMES
 from engine.model.local_server import choose_layout, embedded_server
 from engine.model.requestlimits import RequestLimits
 from engine.run.runner import RunConfig, required_context, run_benchmark

@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.console import Console
 
 from engine.analysis.judge import apply_verdicts, judged_path_for, load_judged_file, score_judged
-from engine.analysis.scoring import WEIGHT_PRESETS, score_run
+from engine.analysis.scoring import PRESETS, score_run
 from engine.core.errors import UserError
 from engine.core.results import load_run_file
 from engine.run.scorecard import render
@@ -37,7 +37,7 @@ def weights_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--weights",
         default="balanced",
-        choices=sorted(WEIGHT_PRESETS),
+        choices=sorted(PRESETS),
         help="module weight preset (default balanced)",
     )
 

@@ -6,9 +6,11 @@ instead of a silently ignored field.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, GetJsonSchemaHandler, field_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError
 
 RESULT_SCHEMA_VERSION = 1
 CHECKPOINT_SCHEMA_VERSION = 1
@@ -27,8 +29,35 @@ def check_schema_version(version: int, *, current: int, oldest: int, what: str) 
                          f"{oldest}): run the benchmark again to write a current file")
     return version
 
-MODULE_NAMES = ("tools", "code", "format", "long_context", "multi_turn_if", "adversarial", "knowledge")
-ModuleName = Literal["tools", "code", "format", "long_context", "multi_turn_if", "adversarial", "knowledge"]
+
+
+def _module_names() -> tuple[str, ...]:
+    # The registry imports every module and every module imports this file, so the names are looked up when a
+    # file is validated (or its JSON Schema written), not when this file is imported.
+    from engine.episodes import MODULE_NAMES
+
+    return MODULE_NAMES
+
+
+def _registered_module(name: str) -> str:
+    names = _module_names()
+    if name not in names:
+        # The error a Literal of the names gives, so messages about task and result files read as before.
+        expected = " or ".join([", ".join(repr(n) for n in names[:-1]), repr(names[-1])])
+        raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+    return name
+
+
+class _ModuleNameSchema:
+    """The JSON Schema of a module name: the registry's names as an enum, as a Literal would write it."""
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {"enum": list(_module_names()), "type": "string"}
+
+
+# The name of a registered module (``engine.episodes.SPECS``), the one place module names are spelled.
+ModuleName = Annotated[str, AfterValidator(_registered_module), _ModuleNameSchema]
 
 TruncationClass = Literal["none", "incomplete", "degenerate"]
 

@@ -1,7 +1,8 @@
 """What every module provides, and the conversation object modules drive.
 
-A module is a plain object with a name, a pydantic model for its task ``body``, an async ``run`` that plays
-one episode against the model, and a ``grade`` that judges a finished transcript. ``grade`` depends only on
+A module is a plain object with its ``spec`` (name, label, weights, judge policy, capabilities: see
+``engine.episodes.spec``), a pydantic model for its task ``body``, an async ``run`` that plays one episode
+against the model, and a ``grade`` that judges a finished transcript. ``grade`` depends only on
 the task and the stored turns, so ``rescore`` can regrade old result files without calling a model.
 """
 
@@ -15,6 +16,7 @@ from pydantic import BaseModel
 
 from engine.core.errors import Truncated
 from engine.core.schema import Grade, Reply, Task, Turn
+from engine.episodes.spec import ModuleSpec
 from engine.episodes.textcheck import truncation_class
 
 if TYPE_CHECKING:
@@ -49,7 +51,7 @@ class Module(Protocol):
     # Read-only members: a module sets them as plain class attributes (body_model = ItsBody), which a
     # mutable protocol attribute would reject, since type[ItsBody] is not invariantly type[BaseModel].
     @property
-    def name(self) -> str: ...
+    def spec(self) -> ModuleSpec: ...
 
     # Bumped when the grader or the task format changes meaning; part of every task hash of the module.
     @property
@@ -57,10 +59,6 @@ class Module(Protocol):
 
     @property
     def body_model(self) -> type[BaseModel]: ...
-
-    # Optional class attributes the runner reads with getattr:
-    #   uses_tools = True   some task sends tools, so preflight checks the server supports them;
-    #   grade_blocks = True grade() runs code (the sandbox), so the runner grades it in a thread.
 
     async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None: ...
 

@@ -31,13 +31,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from engine.analysis.judge import NEVER_SENT, JudgedScore, score_judged
 from engine.analysis.loaded_run import LoadedRun, load_runs
-from engine.analysis.scoring import DEFAULT_PRESET, WEIGHT_PRESETS, Scorecard, board_k
+from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, board_k, check_preset
 from engine.analysis.stats import ALPHA, PairVerdict, Separability, model_interval, separability
 from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
 from engine.core.models_file import ModelEntry, ModelsFile, load_models
 from engine.core.results import model_slug
-from engine.core.schema import MODULE_NAMES, RunFile
+from engine.core.schema import RunFile
+from engine.episodes import MODULE_NAMES, SPECS
 
 BOARD_SCHEMA_VERSION = 1
 RAW_SUFFIX = "_raw_results.json"
@@ -61,16 +62,6 @@ SIZE_BUCKETS: tuple[tuple[str, float, float], ...] = (
     ("24B and above", 24.0, math.inf),
 )
 UNKNOWN_BUCKET = "Size unknown"
-
-MODULE_LABELS = {
-    "tools": "Tools",
-    "code": "Code",
-    "format": "Format",
-    "long_context": "Long ctx",
-    "multi_turn_if": "Multi-turn",
-    "adversarial": "Adversarial",
-    "knowledge": "Knowledge",
-}
 
 JudgeState = Literal["judged", "partial", "fallback"]
 Outcome = Literal["pass", "fail", "excluded"]
@@ -549,10 +540,7 @@ def build_board(
     weights: str = DEFAULT_PRESET,
     alpha: float = ALPHA,
 ) -> Board:
-    if weights not in WEIGHT_PRESETS:
-        raise UserError(
-            f"unknown weight preset {weights!r}; choose one of: {', '.join(sorted(WEIGHT_PRESETS))}"
-        )
+    check_preset(weights)
     if not runs:
         return _empty_board(weights, alpha)
     with _gc_paused():
@@ -590,7 +578,7 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
                 cells.append(
                     ModuleCell(
                         module=m,
-                        label=MODULE_LABELS.get(m, m),
+                        label=SPECS[m].label,
                         weight=0.0,
                         det=None,
                         pass_k=None,
@@ -611,7 +599,7 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
             cells.append(
                 ModuleCell(
                     module=m,
-                    label=MODULE_LABELS.get(m, m),
+                    label=SPECS[m].label,
                     weight=ms.weight,
                     det=jm.det_score,
                     pass_k=jm.pass_k,
@@ -702,7 +690,7 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
         weights_preset=weights,
         tier_bands=list(TIER_BANDS),
         modules=present,
-        module_labels={m: MODULE_LABELS.get(m, m) for m in present},
+        module_labels={m: SPECS[m].label for m in present},
         rows=rows,
         tiers=_tiers(rows),
         buckets=_buckets(rows),

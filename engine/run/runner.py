@@ -23,7 +23,7 @@ from engine.bank.load import load_bank, select, task_set_hash
 from engine.core.errors import ContextOverflow, InfraError, ModelFailure, Truncated, UserError
 from engine.core.results import load_run_file, write_run_file
 from engine.core.schema import CheckpointHeader, Grade, Provenance, RunFile, RunSettings, TrialRecord, Turn
-from engine.episodes import MODULES
+from engine.episodes import MODULES, SPECS
 from engine.episodes.base import Conversation, Env, LoadedTask
 from engine.model import servers
 from engine.model.client import ChatClient, ClientSettings, SilentTruncation
@@ -264,7 +264,7 @@ class Runner:
         invalid_reason: str | None = None
         try:
             await module.run(task, convo, env)
-            if getattr(module, "grade_blocks", False):  # graders that run code keep the event loop free
+            if module.spec.runs_code:  # graders that run code keep the event loop free
                 grade = await asyncio.to_thread(module.grade, task, convo.turns, env)
             else:
                 grade = module.grade(task, convo.turns, env)
@@ -481,7 +481,8 @@ def _advice(cfg: RunConfig, results: list[TrialRecord], client: ChatClient) -> l
 
 
 def _uses_tools(module: str) -> bool:
-    return bool(getattr(MODULES.get(module), "uses_tools", module == "tools"))
+    spec = SPECS.get(module)  # an unknown --modules name is reported by the run's own planning
+    return spec is not None and spec.uses_tools
 
 
 def _needs_tools(cfg: RunConfig) -> bool:

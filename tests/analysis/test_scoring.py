@@ -6,17 +6,19 @@ from typing import Any
 import pytest
 
 from engine.analysis.scoring import (
-    BANK_COUNTS,
-    WEIGHT_PRESETS,
+    PRESETS,
+    bank_task_counts,
     board_k,
     effective_weights,
     first_try_code_rate,
     pass_hat_k,
+    preset_weights,
     score_run,
     weight_caps_ok,
 )
 from engine.core.errors import UserError
 from engine.core.schema import Grade, Provenance, RunFile, RunSettings, TrialRecord
+from engine.episodes import SPECS
 
 # An outcome is "P" (pass, score 1), "F" (fail, score 0), "I" (infra error, excluded), "X" (invalid,
 # excluded), a float score (passes at >= 0.999) or a (score, details) pair.
@@ -100,20 +102,21 @@ def test_board_k_is_largest_trial_count() -> None:
 
 
 def test_presets_need_no_clipping_on_the_full_bank() -> None:
-    for name, preset in WEIGHT_PRESETS.items():
+    for name in PRESETS:
+        preset = preset_weights(name)
         assert sum(preset.values()) == pytest.approx(1.0), name
         assert weight_caps_ok(preset), name
-        eff = effective_weights(preset, BANK_COUNTS)
+        eff = effective_weights(preset, bank_task_counts())
         assert eff.clipped == []
         assert eff.weights == pytest.approx(preset)
 
 
 def test_renormalise_over_present_modules() -> None:
-    eff = effective_weights(WEIGHT_PRESETS["balanced"], ["code", "tools"])
+    eff = effective_weights(preset_weights("balanced"), ["code", "tools"])
     # 0.30 and 0.15 rescaled to sum to one; bands (over 13 + 5 bank tasks) are wide enough for both.
     assert eff.weights == pytest.approx({"tools": 2 / 3, "code": 1 / 3})
     assert eff.clipped == []
-    eff = effective_weights(WEIGHT_PRESETS["agentic"], ["multi_turn_if", "knowledge", "format"])
+    eff = effective_weights(preset_weights("agentic"), ["multi_turn_if", "knowledge", "format"])
     assert eff.weights == pytest.approx(
         {"format": 0.12 / 0.34, "multi_turn_if": 0.16 / 0.34, "knowledge": 0.06 / 0.34}
     )
@@ -138,6 +141,18 @@ def test_unknown_preset_is_a_user_error() -> None:
     run = make_run("m", {"t": ("tools", ["P", "P", "P"])})
     with pytest.raises(UserError, match="balanced"):
         score_run(run, weights="speedy")
+
+
+def test_weights_and_bank_counts_are_read_from_the_module_specs(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = SPECS["format"]
+    heavier = spec.weights.model_copy(update={"balanced": 0.45})
+    monkeypatch.setitem(SPECS, "format", spec.model_copy(update={"weights": heavier, "bank_tasks": 7}))
+    assert preset_weights("balanced")["format"] == 0.45
+    assert bank_task_counts()["format"] == 7
+    card = score_run(make_run("m", {"f": ("format", ["P", "P", "P"]), "t": ("tools", ["F", "F", "F"])}))
+    # 0.45 and tools' 0.30 renormalised; the bands over 7 + 13 bank tasks hold both, so nothing is clipped.
+    assert card.weights == pytest.approx({"tools": 0.4, "format": 0.6})
+    assert card.headline == pytest.approx(0.6)
 
 
 # ----------------------------------------------------------------------------------------------------------

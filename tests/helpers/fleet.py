@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from engine.analysis.scoring import BANK_COUNTS
+from engine.analysis.scoring import bank_task_counts
 from engine.core.results import write_run_file
 from engine.core.schema import Grade, Provenance, RunFile, RunSettings, Timings, ToolCall, TrialRecord, Turn, Usage
 
@@ -30,7 +30,7 @@ TRIALS = 3
 
 def fleet_task_ids() -> dict[str, str]:
     """Task id -> module for the fleet's bank: the real bank's counts per module (39 tasks)."""
-    return {f"{module}_{i:02d}": module for module, n in BANK_COUNTS.items() for i in range(1, n + 1)}
+    return {f"{module}_{i:02d}": module for module, n in bank_task_counts().items() for i in range(1, n + 1)}
 
 
 def _turns(task_id: str, module: str, passed: bool, rng: random.Random) -> list[Turn]:

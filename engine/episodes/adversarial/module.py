@@ -35,6 +35,7 @@ from engine.core.schema import Grade, ToolCall, Turn
 from engine.episodes.adversarial.compliance import as_value, asserts_claim, states_value
 from engine.episodes.adversarial.disclosure import Protected, disclosed_facts, shared_run
 from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
+from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.episodes.tools.module import system_prompt as tool_system_prompt
 from engine.model.normalise import split_reasoning
 from engine.world import WorldEpisode, WorldSpecError
@@ -213,10 +214,12 @@ def _answer(turn: Turn) -> str:
 
 
 class Adversarial:
-    name = "adversarial"
+    spec = ModuleSpec(
+        # uses_tools: one task reads a document through a tool, so preflight must check the server's tool support.
+        name="adversarial", label="Adversarial", bank_tasks=4, judge="advisory",
+        uses_tools=True, runs_code=False, weights=ModuleWeights(balanced=0.08, agentic=0.08, coding=0.07),
+    )
     version = "1"
-    # One task reads a document through a tool, so preflight must check the server's tool support.
-    uses_tools = True
     body_model = AdversarialBody
 
     async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None:

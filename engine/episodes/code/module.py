@@ -33,6 +33,7 @@ from engine.core.errors import InfraError, UserError
 from engine.core.schema import Grade, Turn
 from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
 from engine.episodes.code.extract import extract_code
+from engine.episodes.spec import ModuleSpec, ModuleWeights
 
 ATTEMPT_SCORES = (1.0, 0.85, 0.70)
 #: A trial that never passes scores at most this, times the share of cases its last attempt passed.
@@ -525,11 +526,13 @@ def open_sandbox(
 
 
 class CodeModule:
-    name = "code"
+    spec = ModuleSpec(
+        # runs_code: grade runs programs in the sandbox; the runner calls it in a thread so the event loop stays free.
+        name="code", label="Code", bank_tasks=5, judge="advisory",
+        uses_tools=False, runs_code=True, weights=ModuleWeights(balanced=0.15, agentic=0.08, coding=0.21),
+    )
     version = "1"
     body_model = CodeBody
-    # grade runs programs in the sandbox: the runner calls it in a thread so the event loop stays free.
-    grade_blocks = True
 
     def prompt(self, body: CodeBody) -> str:
         parts = [body.prompt.strip()]

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from engine.core.schema import Grade, Turn
 from engine.episodes.base import Conversation, Env, LoadedTask, default_required_context, last_assistant_text
 from engine.episodes.checks import CheckSpec, run_checks
+from engine.episodes.spec import ModuleSpec, ModuleWeights
 
 
 class FormatBody(BaseModel):
@@ -51,7 +52,10 @@ def grade_outcomes(outcomes: dict[str, tuple[bool, str]], what: str = "checks") 
 
 
 class Format:
-    name = "format"
+    spec = ModuleSpec(
+        name="format", label="Format", bank_tasks=5, judge="never_sent",
+        uses_tools=False, runs_code=False, weights=ModuleWeights(balanced=0.15, agentic=0.12, coding=0.15),
+    )
     version = "1"
     body_model = FormatBody
 

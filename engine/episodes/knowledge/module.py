@@ -24,6 +24,7 @@ from engine.episodes.answer_line import (
     read_answer_line,
 )
 from engine.episodes.base import Conversation, Env, LoadedTask, default_required_context, last_assistant_text
+from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.model.normalise import split_reasoning
 
 INSTRUCTION = "\n\nThink step by step if you need to, then end your reply with one line: Answer: <value>"
@@ -108,7 +109,10 @@ def _judge_text(line: AnswerLine, expected: str) -> tuple[bool, str]:
 
 
 class Knowledge:
-    name = "knowledge"
+    spec = ModuleSpec(
+        name="knowledge", label="Knowledge", bank_tasks=4, judge="never_sent",
+        uses_tools=False, runs_code=False, weights=ModuleWeights(balanced=0.07, agentic=0.06, coding=0.06),
+    )
     version = "1"
     body_model = KnowledgeBody
 

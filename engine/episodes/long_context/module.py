@@ -33,6 +33,7 @@ from engine.episodes.long_context.haystack import (
     build,
     filler_only,
 )
+from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.model.normalise import split_reasoning
 
 INSTRUCTION = ("Use only the document above. You may reason briefly, then end your reply with one line: "
@@ -227,7 +228,10 @@ def judge_answer(body: LongContextBody, line: AnswerLine) -> tuple[bool, str]:
 
 
 class LongContext:
-    name = "long_context"
+    spec = ModuleSpec(
+        name="long_context", label="Long ctx", bank_tasks=4, judge="advisory",
+        uses_tools=False, runs_code=False, weights=ModuleWeights(balanced=0.12, agentic=0.12, coding=0.12),
+    )
     version = f"1+haystack{HAYSTACK_VERSION}"
     body_model = LongContextBody
 

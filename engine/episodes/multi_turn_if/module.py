@@ -18,6 +18,7 @@ from engine.core.schema import Grade, Turn
 from engine.episodes.base import Conversation, Env, LoadedTask, default_required_context
 from engine.episodes.checks import CheckBase, CheckSpec, run_checks
 from engine.episodes.format.module import grade_outcomes
+from engine.episodes.spec import ModuleSpec, ModuleWeights
 
 _RULE_ID = r"^[a-z][a-z0-9_]*$"
 
@@ -90,7 +91,10 @@ def _label(check: CheckBase) -> str:
 
 
 class MultiTurnIf:
-    name = "multi_turn_if"
+    spec = ModuleSpec(
+        name="multi_turn_if", label="Multi-turn", bank_tasks=4, judge="movable",
+        uses_tools=False, runs_code=False, weights=ModuleWeights(balanced=0.13, agentic=0.16, coding=0.11),
+    )
     version = "1"
     body_model = MultiTurnBody
 

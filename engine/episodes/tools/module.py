@@ -26,6 +26,7 @@ from pydantic import Field, model_validator
 
 from engine.core.schema import Grade, ToolCall, Turn
 from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
+from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.world import World, WorldEpisode, WorldSpecError, call_budget, execute
 from engine.world.diff import ABSENT, changed_paths, flatten_state, same_value
 from engine.world.grading import expected_world
@@ -90,7 +91,10 @@ def _clip(text: str, limit: int = _DETAIL_TEXT) -> str:
 
 
 class Tools:
-    name = "tools"
+    spec = ModuleSpec(
+        name="tools", label="Tools", bank_tasks=13, judge="movable",
+        uses_tools=True, runs_code=False, weights=ModuleWeights(balanced=0.30, agentic=0.38, coding=0.28),
+    )
     version = "1"
     body_model = ToolsBody
 

@@ -1,6 +1,7 @@
 """The mkdocs-macros module: the macros that place the board, the CLI reference and the changelog in pages.
 
-Each macro only renders something computed elsewhere (the Board, argparse's own help, CHANGELOG.md). The
+Each macro only renders something computed elsewhere (the Board, argparse's own help, CHANGELOG.md, the
+module specs). The
 Small LM Index registers its own macros from ``engine.publish.site.index_macros`` when that module is present.
 """
 
@@ -19,6 +20,7 @@ if importlib.util.find_spec("engine") is None:  # `mkdocs build` from a checkout
 from engine.publish.board import Board  # noqa: E402
 from engine.publish.html import Links, chip, esc, fmt, leaderboard_html, separability_html, tier_badge  # noqa: E402
 from engine.publish.site.context import site_board  # noqa: E402
+from engine.publish.site.module_tables import judge_table_markdown, weights_table_markdown  # noqa: E402
 
 # The front page shows this many rows of each table; below FEW_ROWS the board's part is a call to add a model.
 FRONT_ROWS = 5
@@ -166,6 +168,14 @@ def define_env(env: Any) -> None:
         if lines and lines[0].startswith("# "):
             lines = lines[1:]
         return "\n".join(lines)
+
+    @env.macro
+    def module_weights_table() -> str:
+        return weights_table_markdown()
+
+    @env.macro
+    def judge_rules_table() -> str:
+        return judge_table_markdown()
 
     @env.macro
     def grader_accuracy() -> str:
