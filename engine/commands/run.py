@@ -92,7 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="sampling temperature, 0 to 2 (default 0.6, sent explicitly to every server)")
     p.add_argument("--top-p", type=_TOP_P, help="nucleus sampling, over 0 and at most 1 (default 0.95)")
     p.add_argument("--no-warm-up", dest="warm_up", action="store_false",
-                   help="skip preflight's warm-up request and tools probe")
+                   help="skip the server check's warm-up request and tool-call check")
     p.add_argument("--seed", type=_SEED, help="base seed, offset by the trial index; -1 sends none (default 0)")
     p.add_argument("--thinking", type=_thinking, metavar="on|off",
                    help="ask the server to turn reasoning on or off (unset: the server's default)")

@@ -27,7 +27,7 @@ from engine.episodes import MODULES
 from engine.episodes.base import Conversation, Env, LoadedTask
 from engine.model import servers
 from engine.model.client import ChatClient, ClientSettings, SilentTruncation
-from engine.model.preflight import ServerInfo, probe
+from engine.model.preflight import ServerInfo, inspect_server
 from engine.model.requestlimits import RequestLimits
 from engine.run.checkpoint import Checkpoint, checkpoint_path, describe_mismatch, fingerprint
 from engine.run.runcost import run_cost
@@ -74,8 +74,8 @@ class RunConfig:
     # defaults, with the whole request bounded by request_timeout_s.
     limits: RequestLimits | None = None
     show_progress: bool = True
-    # Preflight's model calls: one warm-up request, and a tools probe for a run with tool tasks. The CLI
-    # turns them on; tests that count requests leave them off.
+    # The server check's model calls: one warm-up request, and a tool-call check for a run with tool tasks.
+    # The CLI turns them on; tests that count requests leave them off.
     warm_up: bool = False
     ready_timeout_s: float = 300.0
     server_kind: str | None = None
@@ -519,7 +519,7 @@ async def preflight(cfg: RunConfig) -> ServerInfo:
         limits=cfg.limits,
     )
     needs_tools = _needs_tools(cfg)
-    info = await probe(cfg.endpoint, cfg.api_key, cfg.model, warm=cfg.warm_up,
+    info = await inspect_server(cfg.endpoint, cfg.api_key, cfg.model, warm=cfg.warm_up,
                        needs_tools=needs_tools and not cfg.allow_template_without_tools,
                        client_settings=base, ready_timeout_s=cfg.ready_timeout_s)
     if needs_tools and cfg.allow_template_without_tools and info.tool_support is False:

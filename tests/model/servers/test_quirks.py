@@ -327,13 +327,13 @@ def test_llama_cpp_without_jinja_refuses_tools_with_a_500_that_names_the_flag_an
 
 def test_preflight_refuses_a_tool_run_on_llama_cpp_without_jinja_naming_the_flag():
     from engine.core.errors import UserError
-    from engine.model.preflight import probe
+    from engine.model.preflight import inspect_server
 
     with FakeLlamaCpp(always(Say(text="ok")), jinja=False) as srv:
         settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=3, timeout_s=10)
         with pytest.raises(UserError, match="rejected a request with tools: restart llama-server with --jinja"):
-            asyncio.run(probe(srv.url, None, srv.model, warm=True, needs_tools=True, client_settings=settings))
-        assert len(srv.chats) == 2  # the warm-up and one tools probe, not retried
+            asyncio.run(inspect_server(srv.url, None, srv.model, warm=True, needs_tools=True, client_settings=settings))
+        assert len(srv.chats) == 2  # the warm-up and one tool-call check, not retried
 
 
 # -- sampler ---------------------------------------------------------------------------------------------
