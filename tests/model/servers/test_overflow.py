@@ -21,7 +21,7 @@ from tests.helpers.fake_servers import (
     always,
     honest_prompt_tokens,
 )
-from tests.model.servers.conftest import knowledge_script, run_config, write_long_task
+from tests.model.servers.conftest import knowledge_script, run_request, write_long_task
 
 
 def text_of(tokens: int) -> str:
@@ -180,9 +180,9 @@ def test_an_over_window_trial_is_named_in_its_record_and_the_run_says_how_to_enl
 ):
     task_id = write_long_task(tmp_path / "bank", words=6000)
     with server(knowledge_script(), **kw) as srv:
-        cfg = run_config(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id,
+        request = run_request(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id,
                          allow_undersized_context=True)
-        run = run_benchmark(cfg)
+        run = run_benchmark(request)
     (trial,) = run.trials
     assert not trial.infra and not trial.passed  # never excluded, never graded as the model's answer
     if named == "context_overflow":
