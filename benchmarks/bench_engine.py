@@ -31,7 +31,8 @@ def _serve(port_queue: multiprocessing.Queue, stop: multiprocessing.Event) -> No
 
 
 def bench_scripted(total: int, concurrency: int) -> None:
-    from engine.run.runner import RunConfig, run_benchmark
+    from engine.run.request import RunRequest
+    from engine.run.runner import run_benchmark
 
     queue: multiprocessing.Queue = multiprocessing.Queue()
     stop = multiprocessing.Event()
@@ -42,11 +43,11 @@ def bench_scripted(total: int, concurrency: int) -> None:
     trials = max(1, total // knowledge_tasks)
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            cfg = RunConfig(model="scripted", endpoint=url, output=Path(tmp) / "bench.json", trials=trials,
-                            concurrency=concurrency, modules=["knowledge"], show_progress=False,
-                            tasks_dir=ROOT / "tasks")
+            request = RunRequest(model="scripted", endpoint=url, output=Path(tmp) / "bench.json", trials=trials,
+                                 concurrency=concurrency, modules=["knowledge"], show_progress=False,
+                                 tasks_dir=ROOT / "tasks")
             cpu0, wall0 = time.process_time(), time.perf_counter()
-            run = run_benchmark(cfg)
+            run = run_benchmark(request)
             cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     finally:
         stop.set()

@@ -29,19 +29,17 @@ sys.path.insert(0, str(ROOT))
 def run_order(order: str, pattern: str, trials: int, out: Path):
     from engine.core.models_file import load_models
     from engine.model.local_server import Layout, embedded_server
-    from engine.run.runner import RunConfig, run_benchmark
+    from engine.run.request import RunRequest
+    from engine.run.runner import run_benchmark
 
     models = load_models()
     entry = models.find(models.default)
     # One slot: the order only matters where a second task in between evicts the first one's prompt.
     with embedded_server(entry, Layout(threads=os.cpu_count() or 1, slots=1, context_per_slot=8192)) as server:
-        cfg = RunConfig(
-            model=server.model, endpoint=server.endpoint, output=out, trials=trials, pattern=pattern,
-            show_progress=False, job_order=order, resume=False, concurrency=1,
-            server_meta={"embedded": True},
-        )
+        request = RunRequest(model=server.model, endpoint=None, output=out, trials=trials, pattern=pattern,
+                             show_progress=False, resume=False, concurrency=1)
         started = time.perf_counter()
-        run = run_benchmark(cfg)
+        run = run_benchmark(request, embedded=server, job_order=order)
         return run, time.perf_counter() - started
 
 

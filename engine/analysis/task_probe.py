@@ -18,7 +18,6 @@ up for contributors in CONTRIBUTING.md):
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -32,8 +31,9 @@ from engine.core.errors import BenchError, UserError
 from engine.core.schema import RunFile
 from engine.episodes import MODULES
 from engine.episodes.base import Env
+from engine.run.request import RunRequest
 from engine.run.rescore import regradable
-from engine.run.runner import RunConfig, Runner, preflight
+from engine.run.runner import run_benchmark
 
 ROLES = ("weak", "mid", "strong")
 Verdict = Literal["ACCEPT", "REPROBE", "REJECT"]
@@ -206,7 +206,7 @@ def probe_task(cfg: ProbeConfig) -> ProbeReport:
         staged, task_id, module = _stage(cfg.task_file, root)
         runs = []
         for target in cfg.targets:
-            run_cfg = RunConfig(
+            request = RunRequest(
                 model=target.model,
                 endpoint=target.endpoint,
                 api_key=target.api_key,
@@ -221,15 +221,8 @@ def probe_task(cfg: ProbeConfig) -> ProbeReport:
                 backoff_s=cfg.backoff_s,
                 request_timeout_s=cfg.request_timeout_s,
                 show_progress=cfg.show_progress,
-                sandbox=cfg.sandbox,
-                sandbox_backend=getattr(cfg.sandbox, "name", None),
             )
-
-            async def go(rc: RunConfig = run_cfg) -> RunFile:
-                await preflight(rc)
-                return await Runner(rc).run()
-
-            runs.append(asyncio.run(go()))
+            runs.append(run_benchmark(request, sandbox=cfg.sandbox))
         mismatches = regrade_mismatches(staged, runs, cfg.sandbox)
     outcomes = [_outcome(t.role, r) for t, r in zip(cfg.targets, runs, strict=True)]
     verdict, reasons = decide(outcomes, mismatches, gap=cfg.gap, slack=cfg.slack, min_scorable=min_scorable)

@@ -10,13 +10,16 @@ from pathlib import Path
 from engine.analysis.scoring import score_run
 from engine.core.config import Settings, endpoint_url, float_in, int_in, parse_bool
 from engine.core.errors import UserError
-from engine.core.models_file import load_models
+from engine.core.models_file import ModelEntry, load_models
 from engine.core.outputlock import output_lock
 from engine.core.results import default_output
 from engine.episodes import MODULE_NAMES
-from engine.model.local_server import choose_layout, embedded_server
+from engine.episodes.base import LoadedTask
+from engine.model.local_server import Layout, choose_layout, embedded_server
 from engine.model.requestlimits import RequestLimits
-from engine.run.runner import RunConfig, required_context, run_benchmark
+from engine.run.plan import required_context, select_tasks
+from engine.run.request import RunRequest
+from engine.run.runner import run_benchmark
 from engine.run.scorecard import render
 
 ENV_HELP = """environment (also read from ./.env; flags win):
@@ -92,7 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="sampling temperature, 0 to 2 (default 0.6, sent explicitly to every server)")
     p.add_argument("--top-p", type=_TOP_P, help="nucleus sampling, over 0 and at most 1 (default 0.95)")
     p.add_argument("--no-warm-up", dest="warm_up", action="store_false",
-                   help="skip preflight's warm-up request and tools probe")
+                   help="skip the server check's warm-up request and tool-call check")
     p.add_argument("--seed", type=_SEED, help="base seed, offset by the trial index; -1 sends none (default 0)")
     p.add_argument("--thinking", type=_thinking, metavar="on|off",
                    help="ask the server to turn reasoning on or off (unset: the server's default)")
@@ -135,9 +138,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=handle)
 
 
-def build_config(args: argparse.Namespace, settings: Settings) -> RunConfig:
-    model = args.model or settings.raw("BENCH_MODEL")
-    endpoint = args.endpoint or settings.get("BENCH_ENDPOINT", None, endpoint_url, None)
+def server_endpoint(args: argparse.Namespace, settings: Settings) -> str | None:
+    """The server to benchmark; None: the embedded one."""
+    return args.endpoint or settings.get("BENCH_ENDPOINT", None, endpoint_url, None)
+
+
+def _embedded_entry(model: str | None) -> ModelEntry:
+    """The models.yaml entry the embedded server runs: the one named, or the default."""
+    models = load_models()
+    entry = models.find(model or models.default)
+    if entry is None:
+        raise UserError(f"model '{model}' is not in models.yaml, so the embedded server cannot run "
+                        "it; add it there or give --endpoint for your own server")
+    return entry
+
+
+def build_request(args: argparse.Namespace, settings: Settings, endpoint: str | None,
+                  embedded: ModelEntry | None = None) -> RunRequest:
+    """What the flags and the environment ask for. ``endpoint`` is the server's (``server_endpoint``); with
+    none, ``embedded`` is the models.yaml entry the embedded server will run, and its name is the run's model."""
+    model = embedded.name if embedded is not None else args.model or settings.raw("BENCH_MODEL")
     if endpoint and not model:
         raise UserError("--model (or BENCH_MODEL) is required with an endpoint: give the name the server uses")
     trials = settings.get("BENCH_TRIALS", args.trials, _TRIALS, 3)
@@ -148,11 +168,11 @@ def build_config(args: argparse.Namespace, settings: Settings) -> RunConfig:
                         f"{args.output / 'my-model_raw_results.json'}")
     limits = RequestLimits(connect_s=args.connect_timeout, first_byte_s=args.first_byte_timeout,
                            idle_s=args.idle_timeout, total_s=args.request_timeout)
-    return RunConfig(
+    return RunRequest(
         model=model or "",
-        endpoint=endpoint or "",
+        endpoint=endpoint,
         api_key=settings.raw("BENCH_API_KEY"),
-        output=args.output or Path("."),
+        output=args.output or default_output(model or ""),
         trials=trials,
         add_trials=args.add_trials,
         concurrency=concurrency,
@@ -180,9 +200,9 @@ def build_config(args: argparse.Namespace, settings: Settings) -> RunConfig:
     )
 
 
-def _embedded_layout(args: argparse.Namespace, cfg: RunConfig, entry):
+def _embedded_layout(args: argparse.Namespace, tasks: tuple[LoadedTask, ...], entry: ModelEntry) -> Layout:
     """Threads, slots and the per-slot window for this machine and the selected tasks."""
-    layout = choose_layout(entry, needed_context=required_context(cfg), context=args.context, slots=args.slots)
+    layout = choose_layout(entry, needed_context=required_context(tasks), context=args.context, slots=args.slots)
     print(f"  {layout.slots} slot(s) of {layout.context_per_slot} tokens, {layout.threads} thread(s)",
           file=sys.stderr)
     return layout
@@ -190,25 +210,18 @@ def _embedded_layout(args: argparse.Namespace, cfg: RunConfig, entry):
 
 def handle(args: argparse.Namespace) -> int:
     settings = Settings()
-    cfg = build_config(args, settings)
+    endpoint = server_endpoint(args, settings)
+    entry = None if endpoint else _embedded_entry(args.model or settings.raw("BENCH_MODEL"))
+    request = build_request(args, settings, endpoint, entry)
+    tasks = select_tasks(request)  # once: the embedded server's window and the run both follow it
     with contextlib.ExitStack() as stack:
-        if not cfg.endpoint:
-            models = load_models()
-            entry = models.find(cfg.model or models.default)
-            if entry is None:
-                raise UserError(f"model '{cfg.model}' is not in models.yaml, so the embedded server cannot run "
-                                "it; add it there or give --endpoint for your own server")
+        embedded = None
+        if entry is not None:
             print(f"no endpoint configured: starting the embedded llama.cpp server with {entry.name} …",
                   file=sys.stderr)
-            server = stack.enter_context(embedded_server(entry, _embedded_layout(args, cfg, entry)))
-            cfg.endpoint, cfg.model = server.endpoint, server.model
-            cfg.allow_template_without_tools = True
-            cfg.server_meta = {"embedded": True, "model_file": server.model_file.name,
-                               "embedded_server": f"xllamacpp {server.version}", "threads": server.threads}
-        if cfg.output == Path("."):
-            cfg.output = default_output(cfg.model)
-        stack.enter_context(output_lock(cfg.output))
-        run = run_benchmark(cfg)
+            embedded = stack.enter_context(embedded_server(entry, _embedded_layout(args, tasks, entry)))
+        stack.enter_context(output_lock(request.output))
+        run = run_benchmark(request, tasks=tasks, embedded=embedded)
     render(run, score_run(run, weights=args.weights))
-    print(f"wrote {cfg.output}", file=sys.stderr)
+    print(f"wrote {request.output}", file=sys.stderr)
     return 0

@@ -67,15 +67,15 @@ def load_corpus(corpus_dir: Path) -> list[CorpusFile]:
 
 
 def _verdict(task: LoadedTask, case: Case, srv: ScriptedServer, sandbox: object, workdir: Path) -> tuple[str, str]:
-    from engine.run.runner import RunConfig, run_benchmark  # the runner imports the modules; keep this import lazy
+    # The runner imports the modules; keep these imports lazy.
+    from engine.run.request import RunRequest
+    from engine.run.runner import run_benchmark
 
     # One server for the whole corpus; each case plays its own transcript (cases run one after another).
     srv.responder = transcript([r.action() for r in case.replies])
-    cfg = RunConfig(
-        model="scripted", endpoint=srv.url, output=workdir / f"{task.id}.{case.name}.json", trials=1,
-        bank=[task], max_retries=0, backoff_s=0.01, show_progress=False, sandbox=sandbox,
-    )
-    run = run_benchmark(cfg)
+    request = RunRequest(model="scripted", endpoint=srv.url, output=workdir / f"{task.id}.{case.name}.json",
+                         trials=1, max_retries=0, backoff_s=0.01, show_progress=False)
+    run = run_benchmark(request, tasks=[task], sandbox=sandbox)
     trial = run.trials[0]
     if trial.grade is None:
         return "error", trial.error or trial.invalid_reason or "no grade recorded"

@@ -5,8 +5,8 @@ Each server says these things in its own place (llama.cpp ``/props``, Ollama ``/
 LM Studio ``/api/v1/models`` (``/api/v0/models`` before 0.4), vLLM ``max_model_len`` in ``/v1/models``,
 llama-cpp-python its OpenAPI document). Preflight reads them, waits while a model loads, sends one warm-up
 request, refuses a tool run that the server cannot serve (naming the flag or model that fixes it), and
-returns everything for the run's meta. Only the warm-up and tools probe call the model; they are skipped
-unless ``warm_up`` is set.
+returns everything for the run's meta. Only the warm-up and the tool-call check call the model; they are
+skipped unless ``warm`` is set. (The task probe, ``sllmb probe``, is another thing: engine/analysis/task_probe.py.)
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from engine.model import servers
 from engine.model.client import ChatClient, ClientSettings
 
 WARM_UP_MESSAGES = [{"role": "user", "content": "Reply with the single word: ready"}]
-_PROBE_TOOL = {
+_CHECK_TOOL = {
     "type": "function",
     "function": {
         "name": "get_time",
@@ -44,7 +44,7 @@ class ServerInfo:
     trained_context: int | None = None
     slots: int | None = None
     models: list[str] = field(default_factory=list)
-    # True/False when the server says (or a tools probe showed); None when nothing said either way.
+    # True/False when the server says (or the tool-call check showed); None when nothing said either way.
     tool_support: bool | None = None
     tool_support_source: str | None = None
     ready_wait_s: float = 0.0
@@ -311,8 +311,9 @@ async def warm_up(client: ChatClient, info: ServerInfo, model: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-async def check_tools(client: ChatClient | None, info: ServerInfo) -> None:
-    """Refuse a tool run on a server that says it cannot call tools, naming the fix."""
+async def check_tool_calls(client: ChatClient | None, info: ServerInfo) -> None:
+    """The tool-call check: refuse a tool run on a server that says it cannot call tools, naming the fix;
+    with a client, send one request with a tool and refuse the run if the server rejects it."""
     fix = servers.tools_fix(info.kind)
     if info.tool_support is False:
         raise UserError(f"{servers.profile(info.kind).label} reports no tool support "
@@ -321,7 +322,7 @@ async def check_tools(client: ChatClient | None, info: ServerInfo) -> None:
     if client is None:
         return
     try:
-        await client.chat(WARM_UP_MESSAGES, tools=[_PROBE_TOOL], tool_choice="auto", max_tokens=16)
+        await client.chat(WARM_UP_MESSAGES, tools=[_CHECK_TOOL], tool_choice="auto", max_tokens=16)
     except InfraError as exc:
         text = str(exc)
         if ("HTTP 400" in text or not exc.retryable) and "tool" in text.lower():
@@ -329,13 +330,13 @@ async def check_tools(client: ChatClient | None, info: ServerInfo) -> None:
                             f"(It answered: {text[:300]})") from exc
         raise UserError(f"a request with tools failed on {info.kind}: {text}") from exc
     except ModelFailure:
-        pass  # the model's own trouble with the probe is not the server's
+        pass  # the model's own trouble with the check's request is not the server's
     if info.tool_support is None:
         info.tool_support = True
         info.tool_support_source = "tools request accepted"
 
 
-async def probe(
+async def inspect_server(
     endpoint: str,
     api_key: str | None,
     model: str,
@@ -347,7 +348,8 @@ async def probe(
     needs_tools: bool = False,
     client_settings: ClientSettings | None = None,
 ) -> ServerInfo:
-    """Identify the server, wait until it is ready, and (with ``warm``) send the warm-up and tools probe.
+    """The server check: wait until the server is ready, identify it, and (with ``warm``) send the warm-up
+    and, for a run with tool tasks, the tool-call check.
 
     Anything the user must fix raises ``UserError`` with the fix in its message.
     """
@@ -375,7 +377,7 @@ async def probe(
                     await _lm_studio(info, http, servers.root_url(endpoint), model)
                 info.details["warmup_thinking"] = client.thinking_check
             if needs_tools:
-                await check_tools(client, info)
+                await check_tool_calls(client, info)
         finally:
             if client is not None:
                 await client.aclose()

@@ -10,7 +10,8 @@ import pytest
 from engine.analysis.task_probe import ProbeConfig, ProbeTarget, RoleOutcome, decide, probe_task, regrade_mismatches
 from engine.cli import main
 from engine.core.results import load_run_file
-from engine.run.runner import RunConfig, run_benchmark
+from engine.run.request import RunRequest
+from engine.run.runner import run_benchmark
 from tests.helpers.scripted_server import Action, ScriptedServer
 
 TASK = """\
@@ -167,7 +168,7 @@ def test_a_grade_that_does_not_reproduce_is_counted(tmp_path: Path) -> None:
     path = task_file(tmp_path)
     with ScriptedServer(scripted_models({"x": "R"})) as srv:
         run = run_benchmark(
-            RunConfig(
+            RunRequest(
                 model="x",
                 endpoint=srv.url,
                 output=tmp_path / "r.json",

@@ -17,7 +17,8 @@ from engine.core.outputlock import lock_path, output_lock
 from engine.core.results import default_output, model_slug
 from engine.core.schema import CheckpointHeader, RunSettings, TrialRecord, Turn
 from engine.run.checkpoint import Checkpoint, fingerprint
-from engine.run.runner import RunConfig, run_benchmark
+from engine.run.request import RunRequest
+from engine.run.runner import run_benchmark
 from tests.conftest import ROOT, knowledge_responder
 from tests.helpers.scripted_server import Action, ScriptedServer, sequence
 
@@ -77,10 +78,10 @@ def test_output_naming_a_folder_is_refused_before_any_trial(capsys, tmp_path):
 # -- files --------------------------------------------------------------------------------------------
 
 
-def _config(url: str, out: Path, **kw) -> RunConfig:
+def _request(url: str, out: Path, **kw) -> RunRequest:
     base = dict(model="scripted", endpoint=url, output=out, trials=1, modules=["knowledge"], pattern="kn_rail*",
                 backoff_s=0.01, max_retries=0, show_progress=False)
-    return RunConfig(**{**base, **kw})
+    return RunRequest(**{**base, **kw})
 
 
 def test_non_utf8_result_checkpoint_and_task_files_get_a_message_naming_the_file(capsys, tmp_path):
@@ -90,11 +91,11 @@ def test_non_utf8_result_checkpoint_and_task_files_get_a_message_naming_the_file
     out.write_bytes(b'{"schema_version": 1, "settings": "\xff\xfe"}')
     with ScriptedServer(knowledge_responder()) as srv:
         with pytest.raises(UserError, match=r"r\.json: result file is not UTF-8"):
-            run_benchmark(_config(srv.url, out))
+            run_benchmark(_request(srv.url, out))
         out.unlink()
         (tmp_path / "r.partial.jsonl").write_bytes(b'{"kind": "header"\xc3\x28}\n')
         with pytest.raises(UserError, match=r"r\.partial\.jsonl: the checkpoint is not UTF-8.*--no-resume"):
-            run_benchmark(_config(srv.url, out))
+            run_benchmark(_request(srv.url, out))
     bank = tmp_path / "tasks" / "knowledge"
     bank.mkdir(parents=True)
     (bank / "latin1.yaml").write_bytes("id: caf\xe9\n".encode("latin-1"))
@@ -106,7 +107,7 @@ def test_non_utf8_result_checkpoint_and_task_files_get_a_message_naming_the_file
 def test_a_result_file_of_an_unknown_schema_version_is_refused_with_what_to_do(capsys, tmp_path, version, advice):
     out = tmp_path / "r.json"
     with ScriptedServer(knowledge_responder()) as srv:
-        run_benchmark(_config(srv.url, out))
+        run_benchmark(_request(srv.url, out))
     data = json.loads(out.read_text())
     data["schema_version"] = version
     out.write_text(json.dumps(data))
@@ -151,7 +152,7 @@ def test_a_run_whose_replies_hold_unicode_line_breaks_resumes_after_a_crash(tmp_
     out = tmp_path / "r.json"
     text = f"Working{LINE_BREAKS}it out.\nAnswer: 0"
     with ScriptedServer(sequence([Action(text=text)])) as srv:
-        first = run_benchmark(_config(srv.url, out, trials=2))
+        first = run_benchmark(_request(srv.url, out, trials=2))
         # As if killed before the result file was written: only the checkpoint is left.
         settings = first.settings
         header = CheckpointHeader(fingerprint=fingerprint(settings), settings=settings,
@@ -161,7 +162,7 @@ def test_a_run_whose_replies_hold_unicode_line_breaks_resumes_after_a_crash(tmp_
         checkpoint.close()
         out.unlink()
         asked = len(srv.requests)
-        resumed = run_benchmark(_config(srv.url, out, trials=2))
+        resumed = run_benchmark(_request(srv.url, out, trials=2))
         assert len(srv.requests) == asked + 1  # only the missing trial ran again
     assert resumed.trials[0] == first.trials[0] and LINE_BREAKS in resumed.trials[0].turns[-1].content
 

@@ -14,8 +14,9 @@ from engine.cli import main
 from engine.commands.items import build_report
 from engine.core.models_file import load_models
 from engine.core.results import load_run_file, write_run_file
+from engine.run.request import RunRequest
 from engine.run.rescore import rescore_run, rescored_path_for
-from engine.run.runner import RunConfig, run_benchmark
+from engine.run.runner import run_benchmark
 from tests.conftest import ROOT, knowledge_responder
 from tests.helpers.fleet import make_fleet
 from tests.helpers.scripted_server import ScriptedServer
@@ -170,7 +171,7 @@ def knowledge_bytes(tmp_path_factory) -> bytes:
     out = tmp_path_factory.mktemp("kn") / "scripted_raw_results.json"
     with ScriptedServer(knowledge_responder(wrong_for=("bakery",))) as srv:
         run_benchmark(
-            RunConfig(
+            RunRequest(
                 model="scripted",
                 endpoint=srv.url,
                 output=out,

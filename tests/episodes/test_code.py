@@ -27,7 +27,10 @@ from engine.episodes.code.module import (
     harness,
     open_sandbox,
 )
-from engine.run.runner import RunConfig, run_benchmark
+from engine.run.plan import select_tasks
+from engine.run.request import RunRequest
+from engine.run.runner import run_benchmark
+from engine.run.sandbox_choice import choose_sandbox
 from engine.sandbox import Limits, make_backend
 from engine.sandbox.bubblewrap import BubblewrapBackend
 from tests.conftest import knowledge_responder
@@ -358,10 +361,10 @@ class _Broken(BubblewrapBackend):
 def test_no_working_sandbox_skips_code_tasks_and_the_run_finishes(capsys, small_bank):
     responder = knowledge_responder()
     with ScriptedServer(responder) as srv, tempfile.TemporaryDirectory() as tmp:
-        cfg = RunConfig(model="scripted", endpoint=srv.url, output=Path(tmp) / "r.json", trials=1,
-                        modules=["code", "knowledge"], tasks_dir=small_bank, max_retries=0,
-                        backoff_s=0.01, show_progress=False, sandbox_candidates=[_Broken()])
-        run = run_benchmark(cfg)
+        request = RunRequest(model="scripted", endpoint=srv.url, output=Path(tmp) / "r.json", trials=1,
+                             modules=["code", "knowledge"], tasks_dir=small_bank, max_retries=0,
+                             backoff_s=0.01, show_progress=False)
+        run = run_benchmark(request, sandbox_candidates=[_Broken()])
         stored = json.loads((Path(tmp) / "r.json").read_text())
         asked = [json.dumps(r["messages"]) for r in srv.requests]
     assert set(run.provenance.skipped_tasks) == set(TASKS)
@@ -376,11 +379,11 @@ def test_no_working_sandbox_skips_code_tasks_and_the_run_finishes(capsys, small_
 
 def test_no_sandbox_and_only_code_tasks_is_a_clear_error(small_bank):
     with ScriptedServer(knowledge_responder()) as srv, tempfile.TemporaryDirectory() as tmp:
-        cfg = RunConfig(model="scripted", endpoint=srv.url, output=Path(tmp) / "r.json", trials=1,
-                        modules=["code"], tasks_dir=small_bank, max_retries=0, backoff_s=0.01,
-                        show_progress=False, sandbox_candidates=[_Broken()])
+        request = RunRequest(model="scripted", endpoint=srv.url, output=Path(tmp) / "r.json", trials=1,
+                             modules=["code"], tasks_dir=small_bank, max_retries=0, backoff_s=0.01,
+                             show_progress=False)
         with pytest.raises(UserError, match="every selected task is a code task"):
-            run_benchmark(cfg)
+            run_benchmark(request, sandbox_candidates=[_Broken()])
 
 
 def test_allow_unsandboxed_runs_unconfined_and_says_so(capsys):
@@ -407,12 +410,13 @@ def test_run_selects_the_sandbox_once_and_records_it(small_bank):
         return Action(text=fenced(gold["split_bill"]))
 
     with ScriptedServer(respond) as srv, tempfile.TemporaryDirectory() as tmp:
-        cfg = RunConfig(model="scripted", endpoint=srv.url, output=Path(tmp) / "r.json", trials=1,
-                        pattern="code_split_bill", tasks_dir=small_bank, max_retries=0, backoff_s=0.01,
-                        show_progress=False, sandbox_name="bubblewrap", sandbox_memory_mb=200)
-        run = run_benchmark(cfg)
-    assert run.settings.sandbox_backend == "bubblewrap (confined)"
-    assert run.trials[0].passed and cfg.sandbox.limits.memory_mb == 200
+        request = RunRequest(model="scripted", endpoint=srv.url, output=Path(tmp) / "r.json", trials=1,
+                             pattern="code_split_bill", tasks_dir=small_bank, max_retries=0, backoff_s=0.01,
+                             show_progress=False, sandbox_name="bubblewrap", sandbox_memory_mb=200)
+        run = run_benchmark(request)
+    assert run.settings.sandbox_backend == "bubblewrap (confined)" and run.trials[0].passed
+    choice = choose_sandbox(request, select_tasks(request))
+    assert choice.label == "bubblewrap (confined)" and choice.handle.limits.memory_mb == 200
 
 
 def test_a_sandbox_that_breaks_mid_run_is_an_infra_error_not_a_model_failure(small_bank):
@@ -450,10 +454,9 @@ def _transcript(replies: list[str]):
 
 def _run_one(task_id: str, srv: ScriptedServer, sandbox: object, bank: Path):
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = RunConfig(model="scripted", endpoint=srv.url, output=Path(tmp) / "r.json", trials=1,
-                        pattern=task_id, tasks_dir=bank, max_retries=0, backoff_s=0.01,
-                        show_progress=False, sandbox=sandbox)
-        run = run_benchmark(cfg)
+        request = RunRequest(model="scripted", endpoint=srv.url, output=Path(tmp) / "r.json", trials=1,
+                             pattern=task_id, tasks_dir=bank, max_retries=0, backoff_s=0.01, show_progress=False)
+        run = run_benchmark(request, sandbox=sandbox)
     (trial,) = run.trials
     return trial
 

@@ -133,12 +133,12 @@ def test_chain_fills_a_32k_window_and_the_others_fit_8k():
 def test_served_context_check_refuses_the_chain_on_8k_unless_allowed():
     gold = CASES["lc_variable_chain"][0]
     with pytest.raises(UserError, match="lc_variable_chain"):
-        replay("lc_variable_chain", [Action(text=gold)], served_context=8192)
+        replay("lc_variable_chain", [Action(text=gold)], window=8192)
     # allowed, it runs; a server that then counts more prompt tokens than its 8k window overflowed
-    trial = replay("lc_variable_chain", [Action(text=gold)], served_context=8192,
+    trial = replay("lc_variable_chain", [Action(text=gold)], window=8192,
                    allow_undersized_context=True)
     assert trial.grade is not None and trial.grade.reason == "context_overflow" and not trial.infra
-    trial = replay("lc_meeting_owner", [Action(text="Answer: Dana")], served_context=8192)
+    trial = replay("lc_meeting_owner", [Action(text="Answer: Dana")], window=8192)
     assert trial.passed
 
 

@@ -20,7 +20,8 @@ from engine.core.schema import Grade, Turn
 from engine.episodes import MODULES
 from engine.episodes.base import Env
 from engine.episodes.tools.module import SYSTEM_PROMPT
-from engine.run.runner import RunConfig, run_benchmark
+from engine.run.request import RunRequest
+from engine.run.runner import run_benchmark
 from tests.episodes.tools_transcripts import CASES, NESTED_SHIPMENT_RECOVERED, Expect, act, call, say
 from tests.helpers.replay import ROOT, replay
 from tests.helpers.scripted_server import ScriptedServer, transcript
@@ -143,7 +144,7 @@ def test_a_corrected_call_still_passes():
 def test_loop_sends_tools_and_returns_each_result_as_a_tool_message():
     replies = CASES["tl_refund_timeout_retry"].gold
     with ScriptedServer(transcript(replies)) as srv:
-        run = run_benchmark(RunConfig(
+        run = run_benchmark(RunRequest(
             model="scripted", endpoint=srv.url, output=_tmp_output(), trials=1,
             pattern="tl_refund_timeout_retry",
             tasks_dir=replay_helper.ROOT / "tasks", max_retries=0, show_progress=False,

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.core.schema import TrialRecord
-from engine.run.runner import RunConfig, run_benchmark
+from engine.run.request import RunRequest
+from engine.run.runner import run_benchmark
 from tests.helpers.scripted_server import Action, ScriptedServer, transcript
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -28,14 +29,17 @@ def assert_prefix_kept(requests: list[dict]) -> None:
         assert after.get("tools") == before.get("tools"), "the tool list changed between turns"
 
 
-def replay(task_id: str, replies: Sequence[Action], *, sandbox: object = None, **config: object) -> TrialRecord:
-    with ScriptedServer(transcript(replies)) as srv, tempfile.TemporaryDirectory() as tmp:
-        cfg = RunConfig(
+def replay(task_id: str, replies: Sequence[Action], *, sandbox: object = None, window: int | None = None,
+           **config: object) -> TrialRecord:
+    """``window``: the server says its context window is this many tokens, as llama.cpp's /props does."""
+    props = {"default_generation_settings": {"n_ctx": window}} if window else None
+    with ScriptedServer(transcript(replies), props=props) as srv, tempfile.TemporaryDirectory() as tmp:
+        request = RunRequest(
             model="scripted", endpoint=srv.url, output=Path(tmp) / "replay.json", trials=1,
             pattern=task_id, tasks_dir=ROOT / "tasks", max_retries=0, backoff_s=0.01, show_progress=False,
-            sandbox=sandbox, **config,  # type: ignore[arg-type]
+            **config,  # type: ignore[arg-type]
         )
-        run = run_benchmark(cfg)
+        run = run_benchmark(request, sandbox=sandbox)
         assert_prefix_kept(srv.requests)
     matching = [t for t in run.trials if t.task_id == task_id]
     assert len(matching) == 1, f"expected one trial of {task_id}, got {[t.task_id for t in run.trials]}"

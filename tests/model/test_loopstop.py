@@ -11,7 +11,7 @@ from engine.model.client import ChatClient, ClientSettings
 from engine.model.loopstop import MIN_SPAN, LoopWatch, certainly_degenerate, cycle_span
 from engine.run.runner import run_benchmark
 from tests.helpers.fake_servers import FakeLlamaCpp, Say
-from tests.model.servers.conftest import run_config
+from tests.model.servers.conftest import run_request
 
 LOOP = "The answer is in the ledger. " * 200
 PROSE = " ".join(f"Step {i}: carry the {i % 7} and add {i * 3} to the running total of the ledger."
@@ -69,7 +69,7 @@ def test_the_client_ends_a_looping_stream_and_reports_the_token_limit():
 
 def test_a_run_with_stop_loops_records_it_and_grades_the_cut_reply_as_degenerate(tmp_path):
     with _looping_server() as srv:
-        run_benchmark(run_config(srv, tmp_path / "r.json", stop_loops=True))
+        run_benchmark(run_request(srv, tmp_path / "r.json", stop_loops=True))
     run = load_run_file(tmp_path / "r.json")
     assert run.settings.stop_loops is True
     assert run.provenance.cost.replies_stopped_as_loops == len(run.trials) > 0

@@ -9,7 +9,7 @@ import pytest
 
 from engine.core.errors import UserError
 from engine.model.client import ClientSettings
-from engine.model.preflight import probe
+from engine.model.preflight import inspect_server
 from tests.helpers.fake_servers import (
     FakeLlamaCpp,
     FakeLMStudio,
@@ -21,12 +21,12 @@ from tests.helpers.fake_servers import (
 )
 
 
-def run_probe(srv, *, warm=True, needs_tools=False, thinking=None, **kw):
+def run_server_check(srv, *, warm=True, needs_tools=False, thinking=None, **kw):
     settings = ClientSettings(
         endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=1, timeout_s=10, thinking=thinking
     )
     return asyncio.run(
-        probe(
+        inspect_server(
             srv.url,
             None,
             srv.model,
@@ -41,7 +41,7 @@ def run_probe(srv, *, warm=True, needs_tools=False, thinking=None, **kw):
 
 def test_llama_cpp_per_slot_window_slots_version_and_tool_caps():
     with FakeLlamaCpp(n_ctx=4096, slots=3) as srv:
-        info = run_probe(srv)
+        info = run_server_check(srv)
     assert (info.kind, info.version, info.served_context, info.slots) == (
         "llama.cpp",
         "b6543-1a2b3c4",
@@ -59,7 +59,7 @@ def test_llama_cpp_per_slot_window_slots_version_and_tool_caps():
 def test_llama_cpp_loading_is_waited_for():
     with FakeLlamaCpp(loading_s=0.6) as srv:
         started = time.monotonic()
-        info = run_probe(srv)
+        info = run_server_check(srv)
         assert time.monotonic() - started >= 0.5
         # nothing but the warm-up reached the chat endpoint, and only after loading finished
         assert len(srv.chats) == 1
@@ -69,20 +69,20 @@ def test_llama_cpp_loading_is_waited_for():
 def test_a_server_that_never_finishes_loading_is_refused_with_the_reason():
     with FakeLlamaCpp(loading_s=60) as srv:
         with pytest.raises(UserError, match="still loading"):
-            run_probe(srv, ready_timeout_s=0.3)
+            run_server_check(srv, ready_timeout_s=0.3)
 
 
 def test_llama_cpp_without_tools_in_its_template_refuses_a_tool_run_naming_jinja():
     with FakeLlamaCpp(supports_tools=False) as srv:
         with pytest.raises(UserError, match="--jinja"):
-            run_probe(srv, needs_tools=True)
-        info = run_probe(srv, needs_tools=False)  # a run without tools goes ahead
+            run_server_check(srv, needs_tools=True)
+        info = run_server_check(srv, needs_tools=False)  # a run without tools goes ahead
     assert info.tool_support is False
 
 
 def test_ollama_identity_trained_and_allocated_window_and_capabilities():
     with FakeOllama(num_ctx=4096, trained=40960) as srv:
-        info = run_probe(srv)
+        info = run_server_check(srv)
     assert (info.kind, info.version, info.trained_context) == ("ollama", "0.12.6", 40960)
     assert info.served_context == 4096 and info.details["context_source"] == "/api/ps context_length"
     assert info.tool_support is True and info.details["capabilities"] == ["completion", "tools", "thinking"]
@@ -91,7 +91,7 @@ def test_ollama_identity_trained_and_allocated_window_and_capabilities():
 
 def test_ollama_modelfile_num_ctx_is_read_without_a_model_call():
     with FakeOllama(modelfile_num_ctx=16384) as srv:
-        info = run_probe(srv, warm=False)
+        info = run_server_check(srv, warm=False)
         assert srv.chats == []
     assert info.served_context == 16384 and info.details["context_source"] == "Modelfile num_ctx"
 
@@ -99,18 +99,18 @@ def test_ollama_modelfile_num_ctx_is_read_without_a_model_call():
 def test_ollama_model_without_tools_is_refused_naming_the_capability():
     with FakeOllama(capabilities=("completion",)) as srv:
         with pytest.raises(UserError, match="capabilities"):
-            run_probe(srv, needs_tools=True)
+            run_server_check(srv, needs_tools=True)
 
 
 def test_ollama_unknown_model_names_the_pull_command():
     with FakeOllama() as srv:
         with pytest.raises(UserError, match="ollama pull llama9"):
-            asyncio.run(probe(srv.url, None, "llama9"))
+            asyncio.run(inspect_server(srv.url, None, "llama9"))
 
 
 def test_lm_studio_loads_on_the_first_request_and_then_reports_the_loaded_window():
     with FakeLMStudio(loaded=False, load_s=0.3, max_ctx=32768, loaded_ctx=8192) as srv:
-        info = run_probe(srv)
+        info = run_server_check(srv)
     assert info.kind == "lm-studio" and info.trained_context == 32768
     assert info.served_context == 8192 and info.details["state"] == "loaded"
     assert info.warmup_ms >= 300 and info.default_concurrency == 1
@@ -119,12 +119,12 @@ def test_lm_studio_loads_on_the_first_request_and_then_reports_the_loaded_window
 def test_lm_studio_with_no_model_loaded_says_how_to_load_one():
     with FakeLMStudio(loaded=False, jit=False) as srv:
         with pytest.raises(UserError, match="lms load"):
-            run_probe(srv)
+            run_server_check(srv)
 
 
 def test_vllm_window_version_and_default_concurrency():
     with FakeVLLM(max_model_len=16384) as srv:
-        info = run_probe(srv)
+        info = run_server_check(srv)
     assert (info.kind, info.version, info.served_context) == ("vllm", "0.11.0", 16384)
     assert info.default_concurrency == 4
 
@@ -132,24 +132,24 @@ def test_vllm_window_version_and_default_concurrency():
 def test_vllm_without_auto_tool_choice_is_refused_naming_both_flags():
     with FakeVLLM(auto_tool_choice=False) as srv:
         with pytest.raises(UserError, match="--enable-auto-tool-choice --tool-call-parser"):
-            run_probe(srv, needs_tools=True)
+            run_server_check(srv, needs_tools=True)
 
 
 def test_vllm_serving_another_model_name_is_refused_with_the_served_name():
     with FakeVLLM() as srv:
         with pytest.raises(UserError, match="Qwen/Qwen3-8B"):
-            asyncio.run(probe(srv.url, None, "qwen3"))
+            asyncio.run(inspect_server(srv.url, None, "qwen3"))
 
 
 def test_unknown_server_is_other_and_still_warmed_up():
     with FakeOpenAICompat(always(Say(text="ready"))) as srv:
-        info = run_probe(srv, needs_tools=True)
-        assert len(srv.chats) == 2  # the warm-up and the tools probe
+        info = run_server_check(srv, needs_tools=True)
+        assert len(srv.chats) == 2  # the warm-up and the tool-call check
     assert info.kind == "other" and info.tool_support is True
     assert info.tool_support_source == "tools request accepted"
 
 
 def test_warm_up_reply_shows_whether_the_thinking_switch_took_effect():
     with FakeVLLM(always(Say(text="ready", reasoning="hm")), honours_thinking_switch=False) as srv:
-        info = run_probe(srv, thinking=False)
+        info = run_server_check(srv, thinking=False)
     assert info.details["warmup_thinking"]["took_effect"] is False

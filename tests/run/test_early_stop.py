@@ -8,7 +8,7 @@ from engine.core.results import load_run_file
 from engine.run.runner import run_benchmark
 from tests.conftest import KNOWLEDGE_ANSWERS
 from tests.helpers.fake_servers import FakeLlamaCpp, Say, prompt_text
-from tests.model.servers.conftest import run_config
+from tests.model.servers.conftest import run_request
 
 RIGHT = "bakery"  # the one task this script answers right; the other three get a wrong answer
 
@@ -23,7 +23,7 @@ def _script(body):
 
 def _run(tmp_path, early_stop: bool, **kw):
     with FakeLlamaCpp(_script) as srv:
-        run_benchmark(run_config(srv, tmp_path / "r.json", trials=3, early_stop=early_stop, warm_up=False, **kw))
+        run_benchmark(run_request(srv, tmp_path / "r.json", trials=3, early_stop=early_stop, warm_up=False, **kw))
         asked = [next(m for m in KNOWLEDGE_ANSWERS if m in prompt_text(b)) for b in srv.chats]
     return load_run_file(tmp_path / "r.json"), asked
 

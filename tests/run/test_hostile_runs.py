@@ -13,7 +13,8 @@ import pytest
 
 from engine.core.results import load_run_file
 from engine.model.requestlimits import RequestLimits
-from engine.run.runner import RunConfig, run_benchmark
+from engine.run.request import RunRequest
+from engine.run.runner import run_benchmark
 from tests.conftest import ROOT
 from tests.helpers import hostile_server as hs
 from tests.helpers.hostile_server import HostileServer
@@ -21,11 +22,11 @@ from tests.helpers.hostile_server import HostileServer
 FAST = RequestLimits(first_byte_s=0.5, idle_s=0.5, total_s=3.0, max_retry_after_s=0.2)
 
 
-def config(url: str, out: Path, **kw) -> RunConfig:
+def request(url: str, out: Path, **kw) -> RunRequest:
     base = dict(model="hostile", endpoint=url, output=out, trials=2, modules=["knowledge"], pattern="kn_rail*",
                 backoff_s=0.01, max_retries=1, show_progress=False, limits=FAST)
     base.update(kw)
-    return RunConfig(**base)
+    return RunRequest(**base)
 
 
 @pytest.mark.parametrize("behaviour", [
@@ -39,8 +40,8 @@ def config(url: str, out: Path, **kw) -> RunConfig:
 def test_a_run_against_a_hostile_server_records_every_trial_as_infra_and_resumes(tmp_path, behaviour):
     out = tmp_path / "r.json"
     with HostileServer(behaviour) as srv:
-        run = run_benchmark(config(srv.url, out))
-        again = run_benchmark(config(srv.url, out))  # infra trials run again on resume, and end the same way
+        run = run_benchmark(request(srv.url, out))
+        again = run_benchmark(request(srv.url, out))  # infra trials run again on resume, and end the same way
     for trials in (run.trials, again.trials):
         assert len(trials) == 2 and all(t.infra and not t.scorable for t in trials)
     assert load_run_file(out).trials == again.trials
@@ -50,7 +51,7 @@ def test_an_echoed_key_reaches_neither_the_result_file_nor_the_checkpoint(tmp_pa
     key = "sk-live-" + "5" * 24
     out = tmp_path / "r.json"
     with HostileServer(hs.echo_headers(500)) as srv:
-        run = run_benchmark(config(srv.url.replace("http://", "http://user:url-pass-4242@"), out, api_key=key))
+        run = run_benchmark(request(srv.url.replace("http://", "http://user:url-pass-4242@"), out, api_key=key))
     assert all(t.infra for t in run.trials) and "[redacted]" in run.trials[0].error
     for path in tmp_path.iterdir():
         text = path.read_text(encoding="utf-8")
@@ -91,7 +92,7 @@ def test_the_bench_process_stays_under_500_mb_against_a_flood(tmp_path, behaviou
 
 def test_a_reply_with_ten_thousand_calls_keeps_the_count_refused_in_the_trial(tmp_path):
     with HostileServer(hs.many_tool_calls(10_000)) as srv:
-        run = run_benchmark(config(srv.url, tmp_path / "r.json", trials=1, limits=RequestLimits()))
+        run = run_benchmark(request(srv.url, tmp_path / "r.json", trials=1, limits=RequestLimits()))
     turns = [t for t in run.trials[0].turns if t.role == "assistant"]
     assert turns and len(turns[0].tool_calls) == RequestLimits().max_tool_calls
     assert turns[0].tool_calls_refused == 10_000 - RequestLimits().max_tool_calls

@@ -13,21 +13,22 @@ from pathlib import Path
 import pytest
 
 from engine.core.results import load_run_file
-from engine.run.runner import RunConfig, run_benchmark
+from engine.run.request import RunRequest
+from engine.run.runner import run_benchmark
 from tests.conftest import ROOT, knowledge_responder
 from tests.helpers.scripted_server import Action, ScriptedServer, sequence
 
 
-def config(url: str, out: Path, **kw) -> RunConfig:
+def request(url: str, out: Path, **kw) -> RunRequest:
     base = dict(model="scripted", endpoint=url, output=out, trials=2, modules=["knowledge"],
                 backoff_s=0.01, max_retries=1, show_progress=False)
     base.update(kw)
-    return RunConfig(**base)
+    return RunRequest(**base)
 
 
 def test_knowledge_module_scores_right_and_wrong_answers(tmp_path):
     with ScriptedServer(knowledge_responder(wrong_for=("bakery",))) as srv:
-        run = run_benchmark(config(srv.url, tmp_path / "r.json"))
+        run = run_benchmark(request(srv.url, tmp_path / "r.json"))
     by_task = {}
     for t in run.trials:
         by_task.setdefault(t.task_id, []).append(t.passed)
@@ -42,7 +43,7 @@ def test_knowledge_module_scores_right_and_wrong_answers(tmp_path):
 
 def test_infra_failures_are_recorded_and_excluded(tmp_path):
     with ScriptedServer(sequence([Action(status=503)])) as srv:
-        run = run_benchmark(config(srv.url, tmp_path / "r.json", trials=1, pattern="kn_rail*"))
+        run = run_benchmark(request(srv.url, tmp_path / "r.json", trials=1, pattern="kn_rail*"))
     (trial,) = run.trials
     assert trial.infra and not trial.scorable and "503" in trial.error
 
@@ -50,7 +51,7 @@ def test_infra_failures_are_recorded_and_excluded(tmp_path):
 def test_truncation_fails_the_trial_with_its_class(tmp_path):
     looping = "ha " * 400
     with ScriptedServer(sequence([Action(text=looping, finish_reason="length")])) as srv:
-        run = run_benchmark(config(srv.url, tmp_path / "r.json", trials=1, pattern="kn_rail*"))
+        run = run_benchmark(request(srv.url, tmp_path / "r.json", trials=1, pattern="kn_rail*"))
     (trial,) = run.trials
     assert trial.truncation == "degenerate" and trial.scorable and not trial.passed
     assert trial.grade.hard_gate == "degenerate"
@@ -59,7 +60,7 @@ def test_truncation_fails_the_trial_with_its_class(tmp_path):
 def test_endpoint_credentials_never_reach_the_result_file(tmp_path):
     with ScriptedServer(knowledge_responder()) as srv:
         url = srv.url.replace("http://", "http://user:sk-leak-999@")
-        run_benchmark(config(url, tmp_path / "r.json", trials=1, api_key="sk-leak-888"))
+        run_benchmark(request(url, tmp_path / "r.json", trials=1, api_key="sk-leak-888"))
     text = (tmp_path / "r.json").read_text()
     assert "sk-leak" not in text and "user" not in json.loads(text)["settings"]["endpoint_host"]
 
@@ -67,11 +68,11 @@ def test_endpoint_credentials_never_reach_the_result_file(tmp_path):
 def test_resume_reruns_only_missing_and_changed_trials(tmp_path):
     out = tmp_path / "r.json"
     with ScriptedServer(knowledge_responder()) as srv:
-        run_benchmark(config(srv.url, out))
+        run_benchmark(request(srv.url, out))
         first = len(srv.requests)
-        run_benchmark(config(srv.url, out))  # nothing left to do
+        run_benchmark(request(srv.url, out))  # nothing left to do
         assert len(srv.requests) == first
-        run_benchmark(config(srv.url, out, add_trials=1))
+        run_benchmark(request(srv.url, out, add_trials=1))
         assert len(srv.requests) == first + 4
     run = load_run_file(out)
     assert run.settings.trials == 3 and len(run.trials) == 12
@@ -82,9 +83,9 @@ def test_changed_settings_refuse_to_resume(tmp_path):
 
     out = tmp_path / "r.json"
     with ScriptedServer(knowledge_responder()) as srv:
-        run_benchmark(config(srv.url, out, trials=1))
+        run_benchmark(request(srv.url, out, trials=1))
         with pytest.raises(UserError, match="temperature"):
-            run_benchmark(config(srv.url, out, trials=1, temperature=0.7))
+            run_benchmark(request(srv.url, out, trials=1, temperature=0.7))
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -176,8 +177,8 @@ def test_output_under_a_file_exits_2_and_nothing_is_half_written(tmp_path):
 def test_reasoning_is_kept_clipped_unless_save_responses(tmp_path):
     long_thought = "because " * 1000
     with ScriptedServer(sequence([Action(text="Answer: 85.80", reasoning=long_thought)])) as srv:
-        clipped = run_benchmark(config(srv.url, tmp_path / "a.json", trials=1, pattern="kn_rail*"))
-        full = run_benchmark(config(srv.url, tmp_path / "b.json", trials=1, pattern="kn_rail*", save_responses=True))
+        clipped = run_benchmark(request(srv.url, tmp_path / "a.json", trials=1, pattern="kn_rail*"))
+        full = run_benchmark(request(srv.url, tmp_path / "b.json", trials=1, pattern="kn_rail*", save_responses=True))
     kept = [t for t in clipped.trials[0].turns if t.role == "assistant"][0].reasoning
     assert kept.startswith("because") and "chars clipped" in kept and len(kept) < 4100
     assert [t for t in full.trials[0].turns if t.role == "assistant"][0].reasoning.strip() == long_thought.strip()
@@ -186,8 +187,8 @@ def test_reasoning_is_kept_clipped_unless_save_responses(tmp_path):
 
 def test_the_run_file_says_where_the_time_went(tmp_path):
     with ScriptedServer(knowledge_responder()) as srv:
-        run = run_benchmark(config(srv.url, tmp_path / "r.json", trials=1))
-        again = run_benchmark(config(srv.url, tmp_path / "r.json", trials=1, add_trials=1))
+        run = run_benchmark(request(srv.url, tmp_path / "r.json", trials=1))
+        again = run_benchmark(request(srv.url, tmp_path / "r.json", trials=1, add_trials=1))
     cost = run.provenance.cost
     assert cost is not None and cost.trials_run == 4 and cost.concurrency >= 1
     calls = sum(t.timings.wall_ms for tr in run.trials for t in tr.turns if t.role == "assistant") / 1000
@@ -203,5 +204,5 @@ def test_the_commit_recorded_is_the_one_checked_out_when_the_run_started(tmp_pat
     commits = iter(["commit-at-start", "commit-made-during-the-run"])
     monkeypatch.setattr(runner_module, "_git_commit", lambda: next(commits))
     with ScriptedServer(knowledge_responder()) as srv:
-        run = run_benchmark(config(srv.url, tmp_path / "r.json", trials=1))
+        run = run_benchmark(request(srv.url, tmp_path / "r.json", trials=1))
     assert run.provenance.git_commit == "commit-at-start"

@@ -8,8 +8,9 @@ import yaml
 
 from engine.bank.load import load_task
 from engine.core.results import load_run_file
+from engine.run.request import RunRequest
 from engine.run.rescore import rescore_run
-from engine.run.runner import RunConfig, run_benchmark
+from engine.run.runner import run_benchmark
 from tests.conftest import ROOT, knowledge_responder
 from tests.helpers.scripted_server import ScriptedServer
 
@@ -40,7 +41,7 @@ def test_the_version_is_outside_the_hash_but_a_prompt_change_is_not(tmp_path):
 
 
 def run_once(tasks_dir: Path, out: Path, srv: ScriptedServer) -> None:
-    run_benchmark(RunConfig(model="scripted", endpoint=srv.url, output=out, trials=1, tasks_dir=tasks_dir,
+    run_benchmark(RunRequest(model="scripted", endpoint=srv.url, output=out, trials=1, tasks_dir=tasks_dir,
                             backoff_s=0.01, max_retries=0, show_progress=False))
 
 

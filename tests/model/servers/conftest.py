@@ -7,7 +7,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from engine.run.runner import RunConfig
+from engine.run.request import RunRequest
 from tests.conftest import KNOWLEDGE_ANSWERS, ROOT
 from tests.helpers.fake_servers import Say, prompt_text
 
@@ -33,7 +33,7 @@ def knowledge_bank() -> Path:
     return bank
 
 
-def run_config(srv, out: Path, **kw) -> RunConfig:
+def run_request(srv, out: Path, **kw) -> RunRequest:
     base = dict(
         model=srv.model,
         endpoint=srv.url,
@@ -48,7 +48,7 @@ def run_config(srv, out: Path, **kw) -> RunConfig:
         ready_timeout_s=10,
     )
     base.update(kw)
-    return RunConfig(**base)
+    return RunRequest(**base)
 
 
 def write_long_task(bank: Path, *, words: int) -> str:

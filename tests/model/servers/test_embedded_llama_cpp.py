@@ -15,7 +15,7 @@ from engine.core.errors import UserError
 from engine.core.models_file import load_models
 from engine.model.client import ChatClient, ClientSettings
 from engine.model.local_server import Layout, embedded_server
-from engine.model.preflight import probe
+from engine.model.preflight import inspect_server
 from engine.model.servers import DEFAULT_TEMPERATURE, DEFAULT_TOP_P, sampler_fields
 
 pytestmark = pytest.mark.llama
@@ -48,9 +48,9 @@ def test_preflight_tools_and_thinking_switch_on_the_embedded_server():
         )
 
         async def go():
-            info = await probe(server.endpoint, None, server.model, warm=True, client_settings=base)
+            info = await inspect_server(server.endpoint, None, server.model, warm=True, client_settings=base)
             with pytest.raises(UserError, match="--jinja"):  # what a user's own server would be told
-                await probe(server.endpoint, None, server.model, needs_tools=True)
+                await inspect_server(server.endpoint, None, server.model, needs_tools=True)
             settings = ClientSettings(
                 **{**base.__dict__, "server_kind": info.kind, "sampler": sampler_fields(info.kind),
                    "thinking": False, "served_context": info.served_context}

@@ -10,7 +10,7 @@ import pytest
 from engine.core.errors import ContextOverflow
 from engine.model import servers
 from engine.model.client import ChatClient, ClientSettings, SilentTruncation
-from engine.model.preflight import probe
+from engine.model.preflight import inspect_server
 from engine.run.runner import run_benchmark
 from tests.helpers.fake_servers import (
     FakeLlamaCpp,
@@ -21,7 +21,7 @@ from tests.helpers.fake_servers import (
     always,
     honest_prompt_tokens,
 )
-from tests.model.servers.conftest import knowledge_script, run_config, write_long_task
+from tests.model.servers.conftest import knowledge_script, run_request, write_long_task
 
 
 def text_of(tokens: int) -> str:
@@ -100,7 +100,7 @@ def test_a_llama_cpp_build_that_cut_prompts_is_caught_by_its_own_tokenizer():
 def test_ollama_lists_a_model_asked_for_without_a_tag_as_latest_and_the_window_is_kept():
     with FakeOllama(model="qwen3", num_ctx=4096) as srv:
         settings = ClientSettings(endpoint=srv.url, model="qwen3", backoff_s=0.01, timeout_s=10)
-        info = asyncio.run(probe(srv.url, None, "qwen3", warm=True, client_settings=settings, poll_s=0.05))
+        info = asyncio.run(inspect_server(srv.url, None, "qwen3", warm=True, client_settings=settings, poll_s=0.05))
     assert info.served_context == 4096 and info.details["context_source"] == "/api/ps context_length"
 
 
@@ -144,14 +144,14 @@ def test_lm_studio_sending_its_overflow_message_with_a_200_is_still_a_context_ov
 def test_lm_studio_window_and_parallel_come_from_its_documented_v1_list():
     with FakeLMStudio(loaded=False, loaded_ctx=8192, max_ctx=32768, parallel=4, v0_window=False) as srv:
         settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, timeout_s=10)
-        info = asyncio.run(probe(srv.url, None, srv.model, warm=True, client_settings=settings, poll_s=0.05))
+        info = asyncio.run(inspect_server(srv.url, None, srv.model, warm=True, client_settings=settings, poll_s=0.05))
     assert (info.kind, info.served_context, info.trained_context, info.slots) == ("lm-studio", 8192, 32768, 4)
     assert info.details["context_source"].startswith("/api/v1/models")
 
 
 def test_lm_studio_before_0_4_is_still_read_from_v0():
     with FakeLMStudio(loaded=True, loaded_ctx=8192, api_v1=False) as srv:
-        info = asyncio.run(probe(srv.url, None, srv.model, warm=False))
+        info = asyncio.run(inspect_server(srv.url, None, srv.model, warm=False))
     assert (info.kind, info.served_context, info.details["state"]) == ("lm-studio", 8192, "loaded")
 
 
@@ -180,9 +180,9 @@ def test_an_over_window_trial_is_named_in_its_record_and_the_run_says_how_to_enl
 ):
     task_id = write_long_task(tmp_path / "bank", words=6000)
     with server(knowledge_script(), **kw) as srv:
-        cfg = run_config(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id,
+        request = run_request(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id,
                          allow_undersized_context=True)
-        run = run_benchmark(cfg)
+        run = run_benchmark(request)
     (trial,) = run.trials
     assert not trial.infra and not trial.passed  # never excluded, never graded as the model's answer
     if named == "context_overflow":

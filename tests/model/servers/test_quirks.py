@@ -22,7 +22,7 @@ from tests.helpers.fake_servers import (
     always,
     honest_prompt_tokens,
 )
-from tests.model.servers.conftest import knowledge_script, run_config, write_long_task
+from tests.model.servers.conftest import knowledge_script, run_request, write_long_task
 
 TOOLS = [
     {
@@ -96,8 +96,8 @@ def test_a_silently_truncated_trial_is_invalid_and_the_run_says_how_to_fix_the_w
     task_id = write_long_task(tmp_path / "bank", words=6000)
     # an Ollama that does not say its window: the run cannot refuse up front, the reply must give it away
     with FakeOllama(knowledge_script(), num_ctx=2048, ps_context=False) as srv:
-        cfg = run_config(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id)
-        run = run_benchmark(cfg)
+        request = run_request(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id)
+        run = run_benchmark(request)
     (trial,) = run.trials
     assert trial.invalid_reason == "silent_truncation" and not trial.scorable and not trial.infra
     assert trial.grade is None and "silent truncation" in trial.error
@@ -107,7 +107,7 @@ def test_a_silently_truncated_trial_is_invalid_and_the_run_says_how_to_fix_the_w
     # after the window is enlarged, re-issuing the command runs the invalid trial again
     with FakeOllama(knowledge_script(), num_ctx=65536, ps_context=False) as srv:
         run = run_benchmark(
-            run_config(
+            run_request(
                 srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id, endpoint=srv.url
             )
         )
@@ -121,7 +121,7 @@ def test_a_window_that_preflight_reads_refuses_the_run_before_any_trial(tmp_path
     task_id = write_long_task(tmp_path / "bank", words=6000)
     with FakeOllama(knowledge_script(), num_ctx=2048) as srv:
         with pytest.raises(UserError, match="context window is 2048 tokens"):
-            run_benchmark(run_config(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id))
+            run_benchmark(run_request(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id))
         assert len(srv.chats) == 1  # the warm-up only
 
 
@@ -151,7 +151,7 @@ def test_one_thinking_switch_maps_to_each_servers_control(server, on, expected):
 
 def test_a_thinking_switch_the_server_ignores_is_warned_about_at_the_end_of_the_run(tmp_path, capsys):
     with FakeVLLM(knowledge_script(reasoning="let me think"), honours_thinking_switch=False) as srv:
-        run = run_benchmark(run_config(srv, tmp_path / "r.json", thinking=False, pattern="kn_rail*"))
+        run = run_benchmark(run_request(srv, tmp_path / "r.json", thinking=False, pattern="kn_rail*"))
     check = run.provenance.server["thinking_check"]
     assert check["requested"] == "off" and check["took_effect"] is False and check["reasoning_seen"] is True
     assert "chat_template_kwargs.enable_thinking" in check["warning"]
@@ -184,7 +184,7 @@ def test_a_reply_emptied_by_reasoning_that_spent_the_budget_is_recorded_as_such(
     steps = " ".join(f"Step {i}: carry the {i * 7 % 10} and check the {i}th column." for i in range(30))
     spent = Say(text="", reasoning=steps, finish_reason="length")
     with FakeOllama(always(spent)) as srv:
-        run = run_benchmark(run_config(srv, tmp_path / "r.json", pattern="kn_rail*", warm_up=False))
+        run = run_benchmark(run_request(srv, tmp_path / "r.json", pattern="kn_rail*", warm_up=False))
     (trial,) = run.trials
     assert trial.truncation == "incomplete" and not trial.passed and trial.scorable
     assert trial.grade.details["reasoning_spent_budget"] is True
@@ -302,7 +302,7 @@ def test_context_overflow_is_final_and_never_retried(server, kw):
 
 def test_ollama_queues_requests_past_its_parallel_slots_instead_of_refusing_them(tmp_path):
     with FakeOllama(knowledge_script(), work_s=0.05) as srv:
-        run = run_benchmark(run_config(srv, tmp_path / "r.json", concurrency=4, trials=2, warm_up=False))
+        run = run_benchmark(run_request(srv, tmp_path / "r.json", concurrency=4, trials=2, warm_up=False))
         assert srv.rejected_busy == 0
     assert all(t.passed for t in run.trials) and len(run.trials) == 8
 
@@ -310,7 +310,7 @@ def test_ollama_queues_requests_past_its_parallel_slots_instead_of_refusing_them
 def test_ollama_busy_503_past_its_queue_is_backed_off_and_retried(tmp_path):
     with FakeOllama(knowledge_script(), max_queue=1, work_s=0.05) as srv:
         run = run_benchmark(
-            run_config(srv, tmp_path / "r.json", concurrency=4, trials=2, max_retries=8, warm_up=False)
+            run_request(srv, tmp_path / "r.json", concurrency=4, trials=2, max_retries=8, warm_up=False)
         )
         assert srv.rejected_busy > 0
     assert all(t.passed for t in run.trials) and len(run.trials) == 8
@@ -327,13 +327,13 @@ def test_llama_cpp_without_jinja_refuses_tools_with_a_500_that_names_the_flag_an
 
 def test_preflight_refuses_a_tool_run_on_llama_cpp_without_jinja_naming_the_flag():
     from engine.core.errors import UserError
-    from engine.model.preflight import probe
+    from engine.model.preflight import inspect_server
 
     with FakeLlamaCpp(always(Say(text="ok")), jinja=False) as srv:
         settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=3, timeout_s=10)
         with pytest.raises(UserError, match="rejected a request with tools: restart llama-server with --jinja"):
-            asyncio.run(probe(srv.url, None, srv.model, warm=True, needs_tools=True, client_settings=settings))
-        assert len(srv.chats) == 2  # the warm-up and one tools probe, not retried
+            asyncio.run(inspect_server(srv.url, None, srv.model, warm=True, needs_tools=True, client_settings=settings))
+        assert len(srv.chats) == 2  # the warm-up and one tool-call check, not retried
 
 
 # -- sampler ---------------------------------------------------------------------------------------------
@@ -342,7 +342,7 @@ def test_preflight_refuses_a_tool_run_on_llama_cpp_without_jinja_naming_the_flag
 @pytest.mark.parametrize("server", [FakeLlamaCpp, FakeOllama, FakeLMStudio, FakeVLLM])
 def test_every_request_carries_an_explicit_sampler(server, tmp_path):
     with server(knowledge_script(), **({"loaded": True} if server is FakeLMStudio else {})) as srv:
-        run_benchmark(run_config(srv, tmp_path / "r.json", pattern="kn_rail*"))
+        run_benchmark(run_request(srv, tmp_path / "r.json", pattern="kn_rail*"))
         sent = srv.chats
     assert len(sent) == 2  # warm-up and the trial
     for body in sent:
@@ -356,7 +356,7 @@ def test_every_request_carries_an_explicit_sampler(server, tmp_path):
 def test_a_given_temperature_is_sent_as_given(tmp_path):
     with FakeVLLM(knowledge_script()) as srv:
         run = run_benchmark(
-            run_config(srv, tmp_path / "r.json", pattern="kn_rail*", temperature=0.0, top_p=1.0)
+            run_request(srv, tmp_path / "r.json", pattern="kn_rail*", temperature=0.0, top_p=1.0)
         )
         assert {(b["temperature"], b["top_p"]) for b in srv.chats} == {(0.0, 1.0)}
     assert run.settings.temperature == 0.0

@@ -7,7 +7,7 @@ import pytest
 from engine.core.results import load_run_file
 from engine.run.runner import run_benchmark
 from tests.helpers.fake_servers import FakeLlamaCpp, FakeLMStudio, FakeOllama, FakeVLLM
-from tests.model.servers.conftest import knowledge_script, run_config
+from tests.model.servers.conftest import knowledge_script, run_request
 
 CASES = [
     (
@@ -50,7 +50,7 @@ def test_a_run_completes_with_the_servers_meta_and_its_default_concurrency(
     server, kw, meta, concurrency, tmp_path
 ):
     with server(knowledge_script(), **kw) as srv:
-        run = run_benchmark(run_config(srv, tmp_path / "r.json", thinking=True))
+        run = run_benchmark(run_request(srv, tmp_path / "r.json", thinking=True))
     assert len(run.trials) == 4 and all(t.passed for t in run.trials)
     recorded = load_run_file(tmp_path / "r.json").provenance.server
     for key, value in meta.items():
@@ -64,7 +64,7 @@ def test_a_run_completes_with_the_servers_meta_and_its_default_concurrency(
 
 def test_an_explicit_concurrency_wins_over_the_servers_default(tmp_path):
     with FakeLlamaCpp(knowledge_script(), slots=4) as srv:
-        run = run_benchmark(run_config(srv, tmp_path / "r.json", concurrency=1))
+        run = run_benchmark(run_request(srv, tmp_path / "r.json", concurrency=1))
     assert run.settings.concurrency == 1 and run.provenance.server["default_concurrency"] == 4
 
 
@@ -80,9 +80,9 @@ def test_an_explicit_concurrency_wins_over_the_servers_default(tmp_path):
 )
 def test_concurrency_defaults_to_auto_on_the_command_line(argv, env, expected, tmp_path):
     from engine.cli import build_parser
-    from engine.commands.run import build_config
+    from engine.commands.run import build_request
     from engine.core.config import Settings
 
     args = build_parser().parse_args(["run", "--endpoint", "http://127.0.0.1:1/v1", "--model", "m", *argv])
-    cfg = build_config(args, Settings(environ=env, dotenv=tmp_path / "none.env"))
-    assert cfg.concurrency == expected and cfg.warm_up is True
+    request = build_request(args, Settings(environ=env, dotenv=tmp_path / "none.env"), "http://127.0.0.1:1/v1")
+    assert request.concurrency == expected and request.warm_up is True

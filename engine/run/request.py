@@ -1,0 +1,59 @@
+"""What the person asked a run to do: the flags and environment of ``sllmb run``, before anything is resolved.
+
+A ``RunRequest`` is frozen: the server facts, the tasks selected and what an earlier attempt left are found by
+planning (``engine.run.plan``) and carried by the ``RunPlan``, never written back here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.model.requestlimits import RequestLimits
+
+
+class RunRequest(BaseModel):
+    # Unknown fields are errors, so a misspelt option fails where it is written, not as a silent default.
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str
+    # None: the embedded server's, which the caller starts and hands to planning.
+    endpoint: str | None
+    output: Path
+    api_key: str | None = Field(default=None, repr=False)
+    trials: int = 3
+    add_trials: int = 0
+    concurrency: int | None = None  # None: the server's own default, found by the server check
+    # Which tasks: a profile, then the modules, then a glob or substring of task ids.
+    profile: str = "full"
+    modules: tuple[str, ...] | None = None
+    pattern: str | None = None
+    tasks_dir: Path | None = None
+    resume: bool = True
+    max_tokens: int | None = None
+    temperature: float | None = None  # None: servers.DEFAULT_TEMPERATURE
+    top_p: float | None = None  # None: servers.DEFAULT_TOP_P
+    seed: int = 0
+    thinking: bool | None = None
+    save_responses: bool = False
+    allow_undersized_context: bool = False
+    # How the code sandbox is chosen: --sandbox, --sandbox-memory, --allow-unsandboxed.
+    sandbox_name: str | None = None
+    sandbox_memory_mb: int = 256
+    allow_unsandboxed: bool = False
+    max_retries: int = 4
+    backoff_s: float = 1.0
+    request_timeout_s: float = 600.0
+    # Time and size bounds of every model request (--connect-timeout, --first-byte-timeout ...); None: the
+    # defaults, with the whole request bounded by request_timeout_s.
+    limits: RequestLimits | None = None
+    show_progress: bool = True
+    # The server check's model calls: one warm-up request, and a tool-call check for a run with tool tasks.
+    # The CLI turns them on (--no-warm-up turns them off); tests that count requests leave them off.
+    warm_up: bool = False
+    ready_timeout_s: float = 300.0
+    # --stop-loops: end a streamed reply once it is certainly degenerate (recorded in the run's settings).
+    stop_loops: bool = False
+    # --early-stop: skip a task's remaining trials once one has failed (its pass^k is then decided: 0).
+    early_stop: bool = False

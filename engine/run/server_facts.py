@@ -1,0 +1,73 @@
+"""The server check of a run: what the server is, and what the request left open settled from it (window,
+concurrency, sampler)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from engine.episodes import SPECS
+from engine.episodes.base import LoadedTask
+from engine.model import servers
+from engine.model.client import ClientSettings
+from engine.model.local_server import LocalServer
+from engine.model.preflight import inspect_server
+from engine.run.request import RunRequest
+
+
+@dataclass(frozen=True)
+class ServerFacts:
+    kind: str
+    served_context: int | None  # the window one request can use, as the server says
+    concurrency: int  # the request's, or the server's own default
+    temperature: float
+    top_p: float
+    meta: Mapping[str, Any]  # what the result file records about the server (provenance.server)
+
+
+def embedded_meta(server: LocalServer) -> dict[str, Any]:
+    """What the result file records about the embedded server, beside what the server check finds."""
+    return {"embedded": True, "model_file": server.model_file.name,
+            "embedded_server": f"xllamacpp {server.version}", "threads": server.threads}
+
+
+def _uses_tools(module: str) -> bool:
+    spec = SPECS.get(module)  # an unknown --modules name is reported by the run's own planning
+    return spec is not None and spec.uses_tools
+
+
+async def check_server(request: RunRequest, endpoint: str, tasks: Sequence[LoadedTask],
+                       embedded: LocalServer | None = None) -> ServerFacts:
+    temperature = servers.DEFAULT_TEMPERATURE if request.temperature is None else request.temperature
+    top_p = servers.DEFAULT_TOP_P if request.top_p is None else request.top_p
+    base = ClientSettings(
+        endpoint=endpoint, model=request.model, api_key=request.api_key, temperature=temperature, top_p=top_p,
+        thinking=request.thinking, timeout_s=request.request_timeout_s, backoff_s=request.backoff_s,
+        limits=request.limits,
+    )
+    needs_tools = any(_uses_tools(t.task.module) for t in tasks)
+    # The embedded server runs a model whose own chat template may render no tools (SmolLM2's does not). Its
+    # user cannot change that template, and the tools module lists the tools in its system prompt as well, so
+    # such a run goes ahead (recorded) instead of being refused as a misconfigured server would be.
+    template_may_lack_tools = embedded is not None
+    info = await inspect_server(endpoint, request.api_key, request.model, warm=request.warm_up,
+                                needs_tools=needs_tools and not template_may_lack_tools,
+                                client_settings=base, ready_timeout_s=request.ready_timeout_s)
+    if needs_tools and template_may_lack_tools and info.tool_support is False:
+        info.details["tools_note"] = ("the model's chat template renders no tools: the model sees them only "
+                                      "in the tools module's system prompt and can call them as text")
+        print(f"note: {info.details['tools_note']}", file=sys.stderr)
+    meta = {**info.as_meta(), "sampler": {"temperature": temperature, "top_p": top_p,
+                                          **servers.sampler_fields(info.kind)},
+            **(embedded_meta(embedded) if embedded is not None else {})}
+    return ServerFacts(
+        kind=info.kind,
+        served_context=info.served_context,
+        concurrency=info.default_concurrency if request.concurrency is None else request.concurrency,
+        temperature=temperature,
+        top_p=top_p,
+        meta=MappingProxyType(meta),
+    )
