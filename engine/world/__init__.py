@@ -18,18 +18,9 @@ from engine.world.errors import (
     WorldSpecError,
 )
 from engine.world.failures import FailureInjection
-from engine.world.grading import (
-    PASS_THRESHOLD,
-    WEIGHTS,
-    AnswerChecks,
-    CallPattern,
-    GradeSpec,
-    MessageCheck,
-    call_budget,
-    expected_world,
-    grade_episode,
-)
+from engine.world.grading import PASS_THRESHOLD, WEIGHTS, expected_world, grade_episode
 from engine.world.markdown import compare_markdown, markdown_paths, markdown_problems
+from engine.world.spec import AnswerChecks, CallPattern, GradeSpec, MessageCheck, call_budget
 from engine.world.state import WorldState, state_hash
 from engine.world.toolkit import Tool, json_schema_for, make_tool, parse_docstring, tool
 from engine.world.tools import TOOLS, select_tools

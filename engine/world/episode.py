@@ -24,7 +24,8 @@ from pydantic import Field, ValidationError, field_validator
 
 from engine.core.schema import Grade, ToolCall
 from engine.world.errors import WorldSpecError
-from engine.world.grading import GradeSpec, expected_world, grade_episode
+from engine.world.grading import expected_world, grade_episode
+from engine.world.spec import GradeSpec
 from engine.world.state import WorldState
 from engine.world.tools import select_tools
 from engine.world.world import GoldAction, ToolOutcome, World

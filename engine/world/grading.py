@@ -22,18 +22,18 @@ A trial passes when the score is at least 0.999.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from engine.core.schema import Grade, ToolCall
+from engine.world.answers import answer_failures
 from engine.world.diff import ABSENT, changed_paths, flatten_state, same_value, show
 from engine.world.errors import WorldSpecError
-from engine.world.failures import FailureInjection
 from engine.world.markdown import markdown_problems
+from engine.world.spec import CallPattern, GradeSpec, call_budget
 from engine.world.state import WorldState, canonical_json
 from engine.world.tools import select_tools
 from engine.world.trajectory import call_counts, efficiency, off_course, replay_trajectory
@@ -42,91 +42,6 @@ from engine.world.world import GoldAction, ToolOutcome, World, execute
 WEIGHTS: dict[str, float] = {"goal_match": 0.60, "no_side_effects": 0.20, "efficiency": 0.10, "no_loop": 0.10}
 PASS_THRESHOLD = 0.999
 _DETAIL_LIMIT = 20
-
-
-class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-# A term the text must contain: one string, or a list of alternatives of which any one will do.
-Term = str | list[str]
-
-
-class MessageCheck(_Spec):
-    """At least one sent message to ``to`` whose subject and body pass these checks."""
-
-    to: str
-    must_mention: list[Term] = Field(default_factory=list)
-    must_not_mention: list[str] = Field(default_factory=list)
-
-
-class AnswerChecks(_Spec):
-    """Checks on the model's final words and on the free text of messages it sent.
-
-    Matching is case-insensitive on whitespace-collapsed text, with ``**``/``__``/backticks removed.
-    """
-
-    must_mention: list[Term] = Field(default_factory=list)
-    must_not_mention: list[str] = Field(default_factory=list)
-    messages: list[MessageCheck] = Field(default_factory=list)
-
-
-class CallPattern(_Spec):
-    """A call that is forbidden only with certain arguments (e.g. kv_set on one key)."""
-
-    tool: str
-    args: dict[str, Any] = Field(default_factory=dict)
-
-
-class GradeSpec(_Spec):
-    """How one task is graded, beyond its seed and gold actions."""
-
-    # The tools the model was offered; None means every tool of the library.
-    tools: list[str] | None = None
-    failures: list[FailureInjection] = Field(default_factory=list)
-    forbidden_tools: list[str] = Field(default_factory=list)
-    forbidden_calls: list[CallPattern] = Field(default_factory=list)
-    # Defaults to the number of gold actions.
-    optimal_calls: int | None = Field(default=None, ge=0)
-    # Calls beyond the optimum that still count as efficient (a cautious extra read, say).
-    efficiency_slack: int = Field(default=0, ge=0)
-    loop_threshold: int = Field(default=3, ge=2)
-    checks: AnswerChecks = Field(default_factory=AnswerChecks)
-
-
-def call_budget(optimal: int) -> int:
-    """The most calls a trial may make before the call-budget gate fails it."""
-    return max(2 * optimal, optimal + 3)
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.sub(r"\*\*|__|`", "", text).lower().split())
-
-
-def _mentions(text: str, term: Term) -> bool:
-    options = [term] if isinstance(term, str) else term
-    return any(_norm(opt) in text for opt in options)
-
-
-def _text_failures(text: str, must: Sequence[Term], must_not: Sequence[str], where: str) -> list[str]:
-    norm = _norm(text)
-    failed = [f"{where} does not mention {t!r}" for t in must if not _mentions(norm, t)]
-    failed += [f"{where} mentions {t!r}" for t in must_not if _mentions(norm, t)]
-    return failed
-
-
-def _check_answer(checks: AnswerChecks, final_text: str, state: WorldState) -> tuple[int, list[str]]:
-    """(number of checks, failures). A message check is one check however many terms it has."""
-    total = len(checks.must_mention) + len(checks.must_not_mention) + len(checks.messages)
-    failed = _text_failures(final_text, checks.must_mention, checks.must_not_mention, "the final answer")
-    for mc in checks.messages:
-        sent = [m for m in state.outbox if m.to == mc.to.strip().lower()]
-        if not any(
-            not _text_failures(f"{m.subject}\n{m.body}", mc.must_mention, mc.must_not_mention, "")
-            for m in sent
-        ):
-            failed.append(f"no message to {mc.to} passes its checks ({len(sent)} sent to that address)")
-    return total, failed
 
 
 def _call_key(call: ToolCall) -> str:
@@ -235,7 +150,7 @@ def grade_episode(
         "no_loop": 0.0 if loops else 1.0,
     }
     weighted = sum(WEIGHTS[k] * v for k, v in breakdown.items())
-    n_checks, check_failures = _check_answer(spec.checks, final_text, final.state)
+    n_checks, check_failures = answer_failures(spec.checks, final_text, final.state.outbox)
     if n_checks:
         breakdown["answer_checks"] = (n_checks - len(check_failures)) / n_checks
         weighted *= breakdown["answer_checks"]
