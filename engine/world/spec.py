@@ -1,6 +1,6 @@
 """How a tools task is graded, beyond its seed and gold actions: the options a task's YAML may set.
 
-These are data only; the grader that reads them is :mod:`engine.world.grading`.
+These are data only; the checks that read them are in :mod:`engine.world.gates`.
 """
 
 from __future__ import annotations
@@ -60,6 +60,10 @@ class GradeSpec(_Spec):
     efficiency_slack: int = Field(default=0, ge=0)
     loop_threshold: int = Field(default=3, ge=2)
     checks: AnswerChecks = Field(default_factory=AnswerChecks)
+
+    def optimal_for(self, gold_calls: int) -> int:
+        """The optimal number of calls: the task's own figure, else as many as the gold makes."""
+        return self.optimal_calls if self.optimal_calls is not None else gold_calls
 
 
 def call_budget(optimal: int) -> int:
