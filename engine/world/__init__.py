@@ -2,7 +2,9 @@
 
 This package knows nothing of model servers or runners: an agent loop hands each tool call to
 :func:`execute` and sends back ``ToolOutcome.content``; a grader calls :func:`grade_episode` with the seed,
-the gold actions and the calls the model made.
+the gold actions and the calls the model made, or, to add checks of its own, replays the episode once
+(:func:`replay_episode`), runs :func:`world_findings` and its own checks over that :class:`Replay`, and
+builds the grade from all their findings (:func:`build_grade`).
 """
 
 from engine.world.diff import changed_paths, flatten_state
@@ -18,18 +20,11 @@ from engine.world.errors import (
     WorldSpecError,
 )
 from engine.world.failures import FailureInjection
-from engine.world.grading import (
-    PASS_THRESHOLD,
-    WEIGHTS,
-    AnswerChecks,
-    CallPattern,
-    GradeSpec,
-    MessageCheck,
-    call_budget,
-    expected_world,
-    grade_episode,
-)
+from engine.world.gates import Finding
+from engine.world.grading import PASS_THRESHOLD, WEIGHTS, build_grade, first_gate, grade_episode, world_findings
 from engine.world.markdown import compare_markdown, markdown_paths, markdown_problems
+from engine.world.replay import Replay, replay_episode, replay_gold
+from engine.world.spec import AnswerChecks, CallPattern, GradeSpec, MessageCheck, call_budget
 from engine.world.state import WorldState, state_hash
 from engine.world.toolkit import Tool, json_schema_for, make_tool, parse_docstring, tool
 from engine.world.tools import TOOLS, select_tools
@@ -43,6 +38,7 @@ __all__ = [
     "BudgetExceeded",
     "CallPattern",
     "FailureInjection",
+    "Finding",
     "GoldAction",
     "GradeSpec",
     "InvalidRequest",
@@ -50,6 +46,7 @@ __all__ = [
     "NotFound",
     "PolicyViolation",
     "ProtectedKey",
+    "Replay",
     "Tool",
     "ToolDefinitionError",
     "ToolError",
@@ -58,11 +55,12 @@ __all__ = [
     "WorldEpisode",
     "WorldSpecError",
     "WorldState",
+    "build_grade",
     "call_budget",
     "changed_paths",
     "compare_markdown",
     "execute",
-    "expected_world",
+    "first_gate",
     "flatten_state",
     "grade_episode",
     "json_schema_for",
@@ -71,7 +69,10 @@ __all__ = [
     "markdown_paths",
     "markdown_problems",
     "parse_docstring",
+    "replay_episode",
+    "replay_gold",
     "select_tools",
     "state_hash",
     "tool",
+    "world_findings",
 ]

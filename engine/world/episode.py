@@ -22,12 +22,13 @@ from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
 
-from engine.core.schema import Grade, ToolCall
+from engine.core.schema import Grade
 from engine.world.errors import WorldSpecError
-from engine.world.grading import GradeSpec, expected_world, grade_episode
+from engine.world.grading import grade_episode
+from engine.world.replay import CallLike, Replay, fresh_world, replay_episode, replay_gold
+from engine.world.spec import GradeSpec
 from engine.world.state import WorldState
-from engine.world.tools import select_tools
-from engine.world.world import GoldAction, ToolOutcome, World
+from engine.world.world import GoldAction, World
 
 
 class WorldEpisode(GradeSpec):
@@ -40,10 +41,14 @@ class WorldEpisode(GradeSpec):
         WorldState.model_validate(value)
         return value
 
+    @property
+    def optimal(self) -> int:
+        """The optimal number of calls: the task's ``optimal_calls``, else one per gold action."""
+        return self.optimal_for(len(self.gold_actions))
+
     def new_world(self) -> World:
         """A fresh world for one trial: the seed, the offered tools, the failure injections."""
-        tools = select_tools(self.tools) if self.tools is not None else None
-        return World(self.world, tools=tools, failures=self.failures)
+        return fresh_world(self.world, self)
 
     def check(self) -> None:
         """Raise :class:`WorldSpecError` unless the episode can run: known tools, gold that replays."""
@@ -51,11 +56,13 @@ class WorldEpisode(GradeSpec):
         unknown = [g.tool for g in self.gold_actions if self.tools is not None and g.tool not in self.tools]
         if unknown:
             raise WorldSpecError(f"gold actions use tools the task does not offer: {unknown}")
-        expected_world(self.world, self.gold_actions, self)
+        replay_gold(self.world, self.gold_actions, self)
 
-    def grade(
-        self, executed_calls: Sequence[ToolCall | ToolOutcome | Mapping[str, Any]], final_text: str = ""
-    ) -> Grade:
+    def replay(self, executed_calls: Sequence[CallLike]) -> Replay:
+        """The gold and the model's calls, each replayed once from the seed."""
+        return replay_episode(self.world, self.gold_actions, executed_calls, self)
+
+    def grade(self, executed_calls: Sequence[CallLike], final_text: str = "") -> Grade:
         return grade_episode(self.world, self.gold_actions, executed_calls, self, final_text=final_text)
 
 

@@ -1,198 +1,102 @@
 """Grading an episode on its outcome: the final state, compared with the state the gold actions produce.
 
-The grader is a pure function of its inputs. It rebuilds both worlds from the seed, replays the gold actions
-on one and the model's calls on the other (failure injections included, so both meet the same faults), and
-compares the flat state maps of seed, expected and final state:
+The grader is a pure function of its inputs: the seed, the gold actions, the model's calls, the grading
+spec and the final words. :func:`grade_episode` replays the episode once (:mod:`engine.world.replay`), runs
+the world's checks over that replay (:mod:`engine.world.gates`) and builds the ``Grade`` from what they
+found (:func:`build_grade`), once. A module that adds checks of its own (the tools module's loop and
+premature-stop gates) adds their findings to the same call.
 
-- target paths T: the paths where the expected state differs from the seed (what the task asks to change);
-- goal_match (.60): the share of T where the final state holds the expected value. Doing nothing scores 0.
-  A task whose gold is to change nothing (a conditional that must not fire) has an empty T and scores 1 here;
-  any change it makes is then a side effect;
-- no_side_effects (.20): 1 when no path outside T differs from the seed, else 0;
-- efficiency (.10): (optimal calls + efficiency_slack) / calls made, capped at 1 (every call counts:
-  reads, errors, malformed ones); 0 when the model made no call although the task needs some;
-- no_loop (.10): 0 when one identical call (same tool, same arguments) was made ``loop_threshold`` times.
-
-The weighted sum is multiplied by the share of final-answer checks passed (1 when the task has none). Hard
-gates override everything: a forbidden tool (or forbidden call pattern), or more calls than
-max(2 x optimal, optimal + 3), set ``hard_gate``, fail the trial and zero the score; the breakdown is kept.
-A trial passes when the score is at least 0.999.
+The weighted sum of the scored checks (``WEIGHTS``) is multiplied by the share of final-answer checks passed
+(1 when the task has none). A hard gate overrides everything: it fails the trial and zeros the score; the
+breakdown is kept. A trial passes when the score is at least 0.999.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
-from engine.core.schema import Grade, ToolCall
-from engine.world.diff import ABSENT, changed_paths, flatten_state, same_value, show
+from engine.core.schema import Grade
 from engine.world.errors import WorldSpecError
-from engine.world.failures import FailureInjection
-from engine.world.markdown import markdown_problems
-from engine.world.state import WorldState, canonical_json
-from engine.world.tools import select_tools
-from engine.world.trajectory import call_counts, efficiency, off_course, replay_trajectory
-from engine.world.world import GoldAction, ToolOutcome, World, execute
+from engine.world.gates import (
+    Finding,
+    answer_checks,
+    efficiency_share,
+    forbidden_calls,
+    goal_match,
+    markdown_defects,
+    repeated_calls,
+    replay_facts,
+    side_effects,
+    within_budget,
+)
+from engine.world.replay import CallLike, Replay, replay_episode
+from engine.world.spec import GradeSpec
+from engine.world.state import WorldState
+from engine.world.world import GoldAction
 
 WEIGHTS: dict[str, float] = {"goal_match": 0.60, "no_side_effects": 0.20, "efficiency": 0.10, "no_loop": 0.10}
 PASS_THRESHOLD = 0.999
-_DETAIL_LIMIT = 20
+# When no gate fires, the reason names what cost points in this order (a loop before the cost of the calls).
+_REASON_ORDER = ("goal_match", "no_side_effects", "no_loop", "efficiency", "answer_checks")
 
 
-class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+def world_findings(replay: Replay, spec: GradeSpec, final_text: str) -> dict[str, Finding]:
+    """Every check of the world over one replay, by name, in the order the grade's details list them.
+    A scored check's name is its breakdown key; the gates come first, the first to fire decides."""
+    return {
+        "forbidden_tool": forbidden_calls(replay, spec),
+        "call_budget": within_budget(replay, spec),
+        "goal_match": goal_match(replay),
+        "no_side_effects": side_effects(replay),
+        "efficiency": efficiency_share(replay, spec),
+        "no_loop": repeated_calls(replay, spec),
+        "answer_checks": answer_checks(replay, spec, final_text),
+        "replay": replay_facts(replay),
+        "markdown": markdown_defects(replay),
+    }
 
 
-# A term the text must contain: one string, or a list of alternatives of which any one will do.
-Term = str | list[str]
+def first_gate(found: Mapping[str, Finding]) -> Finding | None:
+    """The hard gate that fails the trial: the first finding, in order, that fires one."""
+    return next((f for f in found.values() if f.gate is not None), None)
 
 
-class MessageCheck(_Spec):
-    """At least one sent message to ``to`` whose subject and body pass these checks."""
-
-    to: str
-    must_mention: list[Term] = Field(default_factory=list)
-    must_not_mention: list[str] = Field(default_factory=list)
-
-
-class AnswerChecks(_Spec):
-    """Checks on the model's final words and on the free text of messages it sent.
-
-    Matching is case-insensitive on whitespace-collapsed text, with ``**``/``__``/backticks removed.
-    """
-
-    must_mention: list[Term] = Field(default_factory=list)
-    must_not_mention: list[str] = Field(default_factory=list)
-    messages: list[MessageCheck] = Field(default_factory=list)
-
-
-class CallPattern(_Spec):
-    """A call that is forbidden only with certain arguments (e.g. kv_set on one key)."""
-
-    tool: str
-    args: dict[str, Any] = Field(default_factory=dict)
-
-
-class GradeSpec(_Spec):
-    """How one task is graded, beyond its seed and gold actions."""
-
-    # The tools the model was offered; None means every tool of the library.
-    tools: list[str] | None = None
-    failures: list[FailureInjection] = Field(default_factory=list)
-    forbidden_tools: list[str] = Field(default_factory=list)
-    forbidden_calls: list[CallPattern] = Field(default_factory=list)
-    # Defaults to the number of gold actions.
-    optimal_calls: int | None = Field(default=None, ge=0)
-    # Calls beyond the optimum that still count as efficient (a cautious extra read, say).
-    efficiency_slack: int = Field(default=0, ge=0)
-    loop_threshold: int = Field(default=3, ge=2)
-    checks: AnswerChecks = Field(default_factory=AnswerChecks)
-
-
-def call_budget(optimal: int) -> int:
-    """The most calls a trial may make before the call-budget gate fails it."""
-    return max(2 * optimal, optimal + 3)
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.sub(r"\*\*|__|`", "", text).lower().split())
-
-
-def _mentions(text: str, term: Term) -> bool:
-    options = [term] if isinstance(term, str) else term
-    return any(_norm(opt) in text for opt in options)
-
-
-def _text_failures(text: str, must: Sequence[Term], must_not: Sequence[str], where: str) -> list[str]:
-    norm = _norm(text)
-    failed = [f"{where} does not mention {t!r}" for t in must if not _mentions(norm, t)]
-    failed += [f"{where} mentions {t!r}" for t in must_not if _mentions(norm, t)]
-    return failed
-
-
-def _check_answer(checks: AnswerChecks, final_text: str, state: WorldState) -> tuple[int, list[str]]:
-    """(number of checks, failures). A message check is one check however many terms it has."""
-    total = len(checks.must_mention) + len(checks.must_not_mention) + len(checks.messages)
-    failed = _text_failures(final_text, checks.must_mention, checks.must_not_mention, "the final answer")
-    for mc in checks.messages:
-        sent = [m for m in state.outbox if m.to == mc.to.strip().lower()]
-        if not any(
-            not _text_failures(f"{m.subject}\n{m.body}", mc.must_mention, mc.must_not_mention, "")
-            for m in sent
-        ):
-            failed.append(f"no message to {mc.to} passes its checks ({len(sent)} sent to that address)")
-    return total, failed
-
-
-def _call_key(call: ToolCall) -> str:
-    try:
-        args = canonical_json(json.loads(call.arguments or "{}"))
-    except ValueError:
-        args = call.arguments.strip()
-    return f"{call.name}({args})"
-
-
-def _matches(pattern: CallPattern, outcome: ToolOutcome) -> bool:
-    if outcome.name != pattern.tool:
-        return False
-    args = outcome.args or {}
-    return all(k in args and same_value(args[k], v) for k, v in pattern.args.items())
-
-
-def _fresh(seed: WorldState, spec: GradeSpec) -> World:
-    tools = select_tools(spec.tools) if spec.tools is not None else None
-    return World(seed, tools=tools, failures=spec.failures)
-
-
-def _replay(seed: WorldState, spec: GradeSpec, calls: Sequence[ToolCall]) -> World:
-    world = _fresh(seed, spec)
-    for call in calls:
-        execute(world, call)
-    return world
-
-
-def _as_tool_call(call: ToolCall | ToolOutcome | Mapping[str, Any], index: int) -> ToolCall:
-    if isinstance(call, ToolCall):
-        return call
-    if isinstance(call, ToolOutcome):
-        return ToolCall(id=call.call_id, name=call.name, arguments=call.arguments)
-    raw = call.get("arguments", "")
-    if not isinstance(raw, str):
-        raw = canonical_json(raw)
-    return ToolCall(id=str(call.get("id", f"call-{index}")), name=str(call.get("name", "")), arguments=raw)
-
-
-def _gold(gold_actions: Sequence[GoldAction | Mapping[str, Any]]) -> list[GoldAction]:
-    try:
-        return [a if isinstance(a, GoldAction) else GoldAction.model_validate(a) for a in gold_actions]
-    except ValidationError as exc:
-        raise WorldSpecError(f"invalid gold action: {exc}") from exc
-
-
-def expected_world(
-    seed_state: Mapping[str, Any] | WorldState,
-    gold_actions: Sequence[GoldAction | Mapping[str, Any]],
-    spec: GradeSpec,
-) -> World:
-    """The world after the gold actions. A gold action that fails, other than by injection, is a task bug."""
-    seed = seed_state if isinstance(seed_state, WorldState) else World(seed_state).state
-    gold = _gold(gold_actions)
-    world = _replay(seed, spec, [a.as_call(i) for i, a in enumerate(gold)])
-    for i, outcome in enumerate(world.history):
-        if outcome.error and not outcome.injected:
-            raise WorldSpecError(f"gold action {i + 1} ({outcome.name}) fails: {outcome.content}")
-    return world
+def build_grade(found: Mapping[str, Finding], notes: Sequence[str] = ()) -> Grade:
+    """The one ``Grade`` of an episode from its findings; ``notes`` are appended to the reason whatever the
+    verdict (what a reader should know, e.g. that calls were malformed)."""
+    breakdown = {name: f.score for name, f in found.items() if f.score is not None}
+    weighted = sum(WEIGHTS[k] * breakdown[k] for k in WEIGHTS)
+    if "answer_checks" in breakdown:
+        weighted *= breakdown["answer_checks"]
+    gate = first_gate(found)
+    score = 0.0 if gate is not None else round(weighted, 6)
+    if gate is not None:
+        reason = gate.reason
+    else:
+        parts = [found[name].reason for name in _REASON_ORDER if name in found and found[name].reason]
+        reason = "; ".join(parts) or "final state matches the expected state"
+    if notes:
+        reason = f"{reason}; {'; '.join(notes)}"
+    details: dict[str, Any] = {}
+    for f in found.values():
+        details.update(f.details)
+    return Grade(
+        score=score,
+        passed=gate is None and score >= PASS_THRESHOLD,
+        breakdown={k: round(v, 6) for k, v in breakdown.items()},
+        reason=reason,
+        hard_gate=gate.gate if gate is not None else None,
+        details=details,
+    )
 
 
 def grade_episode(
     seed_state: Mapping[str, Any] | WorldState,
     gold_actions: Sequence[GoldAction | Mapping[str, Any]],
-    executed_calls: Sequence[ToolCall | ToolOutcome | Mapping[str, Any]],
+    executed_calls: Sequence[CallLike],
     spec: GradeSpec | Mapping[str, Any] | None = None,
     *,
     final_text: str = "",
@@ -205,127 +109,5 @@ def grade_episode(
             spec = GradeSpec.model_validate(spec)
         except ValidationError as exc:
             raise WorldSpecError(f"invalid grading spec: {exc}") from exc
-    seed = seed_state if isinstance(seed_state, WorldState) else World(seed_state).state
-    expected = expected_world(seed, gold_actions, spec)
-    gold_path = replay_trajectory(_fresh(seed, spec), [a.as_call(i) for i, a in enumerate(_gold(gold_actions))])
-    calls = [_as_tool_call(c, i) for i, c in enumerate(executed_calls)]
-    model_path = replay_trajectory(_fresh(seed, spec), calls)
-    final = model_path.world
-
-    seed_flat = flatten_state(seed)
-    exp_flat, fin_flat = flatten_state(expected.state), flatten_state(final.state)
-    targets = changed_paths(seed_flat, exp_flat)
-    reached = {p for p in targets if same_value(fin_flat.get(p, ABSENT), exp_flat.get(p, ABSENT))}
-    missed = sorted(targets - reached)
-    side_effects = sorted(changed_paths(seed_flat, fin_flat) - targets)
-    # Trajectory constraint: a value the task never asks for, held for a while and then undone, is still a
-    # change outside the task (paths already missed or changed at the end are reported there, not twice).
-    undone = {p: v for p, v in off_course(gold_path, model_path).items() if p not in missed and p not in side_effects}
-
-    optimal = spec.optimal_calls if spec.optimal_calls is not None else len(gold_actions)
-    n_calls = len(calls)
-    counts = call_counts(final.history)
-    repeats = Counter(_call_key(c) for c in calls)
-    loops = sorted(k for k, n in repeats.items() if n >= spec.loop_threshold)
-
-    breakdown = {
-        "goal_match": len(reached) / len(targets) if targets else 1.0,
-        "no_side_effects": 0.0 if side_effects or undone else 1.0,
-        "efficiency": efficiency(call_counts(gold_path.world.history), counts, spec.efficiency_slack),
-        "no_loop": 0.0 if loops else 1.0,
-    }
-    weighted = sum(WEIGHTS[k] * v for k, v in breakdown.items())
-    n_checks, check_failures = _check_answer(spec.checks, final_text, final.state)
-    if n_checks:
-        breakdown["answer_checks"] = (n_checks - len(check_failures)) / n_checks
-        weighted *= breakdown["answer_checks"]
-    score = round(weighted, 6)
-
-    hard_gate: str | None = None
-    gate_reason = ""
-    forbidden = [o.name for o in final.history if o.name in spec.forbidden_tools]
-    forbidden += [o.name for o in final.history if any(_matches(p, o) for p in spec.forbidden_calls)]
-    budget = call_budget(optimal)
-    if forbidden:
-        hard_gate, gate_reason = "forbidden_tool", f"called forbidden tool {forbidden[0]}"
-    elif n_calls > budget:
-        hard_gate, gate_reason = "call_budget", f"made {n_calls} calls; the budget is {budget}"
-    if hard_gate:
-        score = 0.0
-    passed = hard_gate is None and score >= PASS_THRESHOLD
-
-    written_md = sorted(
-        p
-        for p in final.state.files
-        if p.lower().endswith((".md", ".markdown")) and final.state.files[p] != seed.files.get(p)
-    )
-    md_problems = {
-        p: probs
-        for p in written_md
-        if (
-            probs := [
-                x
-                for x in markdown_problems(final.state.files[p])
-                if x not in markdown_problems(seed.files.get(p, ""))
-            ]
-        )
-    }
-    details: dict[str, Any] = {
-        "calls": n_calls,
-        "optimal_calls": optimal,
-        "call_budget": budget,
-        "target_paths": len(targets),
-        "reached_paths": len(reached),
-        "missed": {
-            p: {"expected": show(exp_flat.get(p, ABSENT)), "got": show(fin_flat.get(p, ABSENT))}
-            for p in missed[:_DETAIL_LIMIT]
-        },
-        "side_effects": {
-            p: {"seed": show(seed_flat.get(p, ABSENT)), "got": show(fin_flat.get(p, ABSENT))}
-            for p in side_effects[:_DETAIL_LIMIT]
-        },
-        "undone_changes": dict(sorted(undone.items())[:_DETAIL_LIMIT]),
-        "counted_calls": {"reads": counts.reads, "writes": counts.writes},
-        "loops": loops,
-        "check_failures": check_failures,
-        "error_calls": sum(1 for o in final.history if o.error),
-        "expected_hash": expected.state_hash(),
-        "final_hash": final.state_hash(),
-    }
-    if md_problems:
-        details["markdown_problems"] = md_problems
-    return Grade(
-        score=score,
-        passed=passed,
-        breakdown={k: round(v, 6) for k, v in breakdown.items()},
-        reason=gate_reason
-        or _reason(breakdown, missed, side_effects, sorted(undone), loops, check_failures,
-                   n_calls, optimal),
-        hard_gate=hard_gate,
-        details=details,
-    )
-
-
-def _reason(
-    breakdown: dict[str, float],
-    missed: list[str],
-    side_effects: list[str],
-    undone: list[str],
-    loops: list[str],
-    check_failures: list[str],
-    n_calls: int,
-    optimal: int,
-) -> str:
-    parts = []
-    if missed:
-        parts.append(f"{len(missed)} expected change(s) missing, e.g. {missed[0]}")
-    if side_effects:
-        parts.append(f"{len(side_effects)} change(s) outside the task, e.g. {side_effects[0]}")
-    if undone:
-        parts.append(f"{len(undone)} change(s) outside the task made and later undone, e.g. {undone[0]}")
-    if loops:
-        parts.append(f"repeated call {loops[0]}")
-    if breakdown["efficiency"] < 1.0:
-        parts.append(f"{n_calls} calls for an optimum of {optimal} (reads and writes counted apart)")
-    parts.extend(check_failures)
-    return "; ".join(parts) or "final state matches the expected state"
+    replay = replay_episode(seed_state, gold_actions, executed_calls, spec)
+    return build_grade(world_findings(replay, spec, final_text))

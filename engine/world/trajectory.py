@@ -2,10 +2,11 @@
 
 A world is live while the model works on it: a configuration value set wrong and put back later was wrong
 for every client that read it in between, and an email cannot be unsent. So the grader also looks at the
-path of states. :func:`replay_trajectory` replays calls and records the flat state after every call that
-changed it; :func:`off_course` compares the model's trajectory with the gold's: a path may only ever hold
-its seed value or a value the gold trajectory gave it. A forbidden write that was undone, or a superseded
-value applied before the right one, shows up there although the final state is right.
+path of states. :func:`replay_trajectory` plays calls on a world and records every outcome and the flat
+state after every call that changed it; :func:`off_course` compares the model's trajectory with the gold's:
+a path may only ever hold its seed value or a value the gold trajectory gave it. A forbidden write that was
+undone, or a superseded value applied before the right one, shows up there although the final state is
+right.
 
 :func:`call_counts` is the call ledger for efficiency: reads and writes apart, and calls that the world
 answered with an error (a refusal, an injected timeout) left out, because retrying after an error the
@@ -16,32 +17,38 @@ own noise and do count.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.core.schema import ToolCall
 from engine.world.diff import ABSENT, flatten_state, same_value, show
+from engine.world.state import WorldState
 from engine.world.world import ToolOutcome, World, execute
 
 # Error kinds the world itself gives; a call answered with one of these is not counted against efficiency.
 WORLD_ERRORS = frozenset({"tool_error", "injected"})
 
 
-@dataclass
+@dataclass(frozen=True)
 class Trajectory:
-    """The world after the calls, and the flat state after each call that changed it (seed first)."""
+    """What a sequence of calls did to a world: every call's outcome in order, the flat state after each
+    call that changed it (the seed's first), and the state at the end."""
 
-    world: World
-    states: list[dict[str, Any]] = field(default_factory=list)
+    outcomes: tuple[ToolOutcome, ...]
+    states: tuple[dict[str, Any], ...]
+    end: WorldState
 
 
 def replay_trajectory(world: World, calls: Sequence[ToolCall]) -> Trajectory:
-    traj = Trajectory(world=world, states=[flatten_state(world.state)])
+    """Execute each call once on ``world``, in order."""
+    outcomes: list[ToolOutcome] = []
+    states = [flatten_state(world.state)]
     for call in calls:
         outcome = execute(world, call)
+        outcomes.append(outcome)
         if outcome.changed:
-            traj.states.append(flatten_state(world.state))
-    return traj
+            states.append(flatten_state(world.state))
+    return Trajectory(outcomes=tuple(outcomes), states=tuple(states), end=world.state)
 
 
 def values_by_path(states: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:

@@ -19,12 +19,16 @@ from engine.core.errors import UserError
 from engine.core.schema import Grade, Turn
 from engine.episodes import MODULES
 from engine.episodes.base import Env
+from engine.episodes.tools.gates import left_undone, loop_gate, premature_stop
 from engine.episodes.tools.module import SYSTEM_PROMPT
+from engine.episodes.tools.transcript import read_transcript
 from engine.run.request import RunRequest
 from engine.run.runner import run_benchmark
+from engine.world import Finding
 from tests.episodes.tools_transcripts import CASES, NESTED_SHIPMENT_RECOVERED, Expect, act, call, say
 from tests.helpers.replay import ROOT, replay
 from tests.helpers.scripted_server import ScriptedServer, transcript
+from tests.world.conftest import executed, record_worlds
 
 TOOLS = MODULES["tools"]
 TASK_DIR = ROOT / "tasks" / "tools"
@@ -254,6 +258,60 @@ def test_regrading_ignores_the_stored_tool_messages_and_flags_a_tampered_one():
     regraded = TOOLS.grade(_task("tl_refund_timeout_retry"), turns, Env())
     assert regraded.passed  # the grade comes from replaying the calls, not from what the transcript says
     assert regraded.details["replay_mismatch"] == 1
+
+
+def test_grading_replays_the_gold_once_and_each_call_once(monkeypatch):
+    task = _task("tl_order_queue_budget")
+    trial = replay("tl_order_queue_budget", CASES["tl_order_queue_budget"].gold)
+    worlds = record_worlds(monkeypatch)
+    assert TOOLS.grade(task, trial.turns, Env()) == trial.grade
+    model_ids = [c.id for t in trial.turns for c in t.tool_calls]
+    gold_ids = [f"gold-{i}" for i in range(len(task.body.gold_actions))]
+    assert executed(worlds) == [gold_ids, model_ids]
+
+
+def test_an_episode_executes_each_call_live_once_and_its_grade_replays_it_once(monkeypatch):
+    task = _task("tl_refund_timeout_retry")
+    worlds = record_worlds(monkeypatch)
+    with ScriptedServer(transcript(CASES["tl_refund_timeout_retry"].gold)) as srv:
+        run = run_benchmark(RunRequest(
+            model="scripted", endpoint=srv.url, output=_tmp_output(), trials=1, max_retries=0,
+            show_progress=False,
+        ), tasks=[task])
+    trial = run.trials[0]
+    assert trial.passed, trial.grade.reason
+    model_ids = [c.id for t in trial.turns for c in t.tool_calls]
+    gold_ids = [f"gold-{i}" for i in range(len(task.body.gold_actions))]
+    # The live episode, then the grade's one replay (the gold, then the stored calls): the grade depends
+    # only on the stored turns, so that rescore can regrade without a model.
+    assert executed(worlds) == [model_ids, gold_ids, model_ids]
+
+
+def test_the_transcript_says_how_the_episode_ended():
+    asked = Turn(role="user", content="go")
+    calling = Turn(role="assistant", content="", tool_calls=[{"id": "a", "name": "get_weather",
+                                                              "arguments": "{}", "from_text": True}])
+    told = Turn(role="tool", content="sunny", tool_call_id="a", name="get_weather")
+    done = Turn(role="assistant", content="Sunny.")
+    answered = read_transcript([asked, calling, told, done])
+    assert answered.stopped == "answered" and answered.final_text == "Sunny."
+    assert [c.id for c in answered.calls] == ["a"] and answered.tool_messages == ("sunny",)
+    assert answered.text_calls == 1
+    cut = read_transcript([asked, calling])
+    assert cut.stopped == "max_turns" and cut.final_text == ""
+    assert read_transcript([asked]).stopped == "no_reply"
+
+
+def test_the_module_gates_read_the_replay_and_the_transcript():
+    task = _task("tl_two_part_half_done")
+    said_done = read_transcript([Turn(role="assistant", content="All done.")])
+    idle = task.body.replay(said_done.calls)
+    untouched = left_undone(idle)
+    assert untouched and set(untouched) == idle.targets
+    stop = premature_stop(said_done, idle, untouched, task.body.optimal)
+    assert stop.gate == "premature_stop" and stop.details["premature_stop"] is True
+    assert loop_gate(Finding(details={"loops": []}), 3) == Finding()
+    assert loop_gate(Finding(details={"loops": ["kv_list({})"]}), 3).gate == "loop"
 
 
 def test_an_empty_transcript_grades_as_no_reply():

@@ -82,3 +82,22 @@ def call(world: World, name: str, **args: Any) -> Any:
     if outcome.error:
         return "!" + outcome.content
     return json.loads(outcome.content)
+
+
+def record_worlds(monkeypatch: pytest.MonkeyPatch) -> list[World]:
+    """Every world built from now on, in order, so that a test can count the calls each one executed (a
+    world records every call that reaches it through ``execute`` in its ``history``)."""
+    built: list[World] = []
+    init = World.__init__
+
+    def recording(self: World, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        built.append(self)
+
+    monkeypatch.setattr(World, "__init__", recording)
+    return built
+
+
+def executed(worlds: list[World]) -> list[list[str]]:
+    """The call ids each world executed, for the worlds that executed any."""
+    return [[o.call_id for o in w.history] for w in worlds if w.history]

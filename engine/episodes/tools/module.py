@@ -7,14 +7,14 @@ with broken JSON, an unknown tool or wrong argument types is answered with an er
 it never ends the episode. Calls that the client recovered from the reply's text are executed like any
 other and flagged.
 
-The grade (``grade``) is a pure function of the task and the stored turns: it rebuilds the world from the
-seed, replays every recorded call in order (failure injection depends only on that order, so the replay
-meets the same faults the episode met) and hands the calls and the final answer to
-:func:`engine.world.grade_episode`. On top of its gates (forbidden tool, call budget) this module adds two
-that no appeal may cross: ``loop`` (one identical call repeated ``loop_threshold`` times) and
-``premature_stop`` (the model ended the episode itself without acting: no call although the task needs
-some, or no change at all to the state although the task asks for changes). Every gate zeros the score
-and keeps the breakdown.
+The grade (``grade``) is a pure function of the task and the stored turns: it reads the turns once
+(:mod:`engine.episodes.tools.transcript`), replays the episode once from the seed (the gold on one world, the
+recorded calls on another; failure injection depends only on the call order, so the replay meets the same
+faults the episode met), runs the world's checks and this module's own (:mod:`engine.episodes.tools.gates`)
+over that one replay, and builds the grade from their findings. On top of the world's gates (forbidden tool,
+call budget) this module adds two that no appeal may cross: ``loop`` (one identical call repeated
+``loop_threshold`` times) and ``premature_stop`` (the model ended the episode itself without acting). Every
+gate zeros the score and keeps the breakdown.
 """
 
 from __future__ import annotations
@@ -24,12 +24,29 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from engine.core.schema import Grade, ToolCall, Turn
+from engine.core.schema import Grade, Turn
 from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
 from engine.episodes.spec import ModuleSpec, ModuleWeights
-from engine.world import World, WorldEpisode, WorldSpecError, call_budget, execute
-from engine.world.diff import ABSENT, changed_paths, flatten_state, same_value
-from engine.world.grading import expected_world
+from engine.episodes.tools.gates import (
+    left_undone,
+    loop_gate,
+    malformed_calls,
+    premature_stop,
+    replay_mismatch,
+    transcript_facts,
+)
+from engine.episodes.tools.transcript import read_transcript
+from engine.world import (
+    Finding,
+    World,
+    WorldEpisode,
+    WorldSpecError,
+    build_grade,
+    call_budget,
+    execute,
+    first_gate,
+    world_findings,
+)
 
 # Shown to every model, so that a server whose chat template drops the ``tools`` field (llama.cpp with a
 # template without tool support answers 200 and silently ignores them) still leaves the model a way to act.
@@ -41,10 +58,6 @@ If your interface has no native tool calling, write each call on its own line ex
 <tool_call>{"name": "TOOL_NAME", "arguments": {"ARG": "VALUE"}}</tool_call>
 
 Tools:"""
-
-_MALFORMED = ("unknown_tool", "invalid_json", "invalid_arguments")
-_DETAIL_TEXT = 200
-
 
 class ToolsBody(WorldEpisode):
     """A tools task: the world episode (seed, tools, faults, gold, grading) plus the user's request."""
@@ -65,10 +78,6 @@ class ToolsBody(WorldEpisode):
             raise ValueError(str(exc)) from exc
         return self
 
-    @property
-    def optimal(self) -> int:
-        return self.optimal_calls if self.optimal_calls is not None else len(self.gold_actions)
-
 
 def _signature(schema: dict[str, Any]) -> str:
     fn = schema["function"]
@@ -84,10 +93,6 @@ def system_prompt(world: World, extra: str | None = None) -> str:
     lines = [SYSTEM_PROMPT, *(_signature(s) for s in world.tool_schemas())]
     text = "\n".join(lines)
     return f"{extra.strip()}\n\n{text}" if extra and extra.strip() else text
-
-
-def _clip(text: str, limit: int = _DETAIL_TEXT) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class Tools:
@@ -120,100 +125,31 @@ class Tools:
 
     def grade(self, task: LoadedTask, turns: list[Turn], env: Env) -> Grade:
         body: ToolsBody = task.body
-        assistant = [t for t in turns if t.role == "assistant"]
-        calls: list[ToolCall] = [c for t in assistant for c in t.tool_calls]
-        last = assistant[-1] if assistant else None
-        if last is None:
-            stopped = "no_reply"
-        elif last.tool_calls:
-            stopped = "max_turns"
-        else:
-            stopped = "answered"
-        final_text = last.content if last is not None and not last.tool_calls else ""
-
-        grade = body.grade(calls, final_text=final_text)
-        details = dict(grade.details)
-
-        # Replay once more for what the model was told: which calls were malformed, whether the stored tool
-        # messages agree with what this version of the world answers (they differ only if the transcript
-        # or the world changed since the run).
-        world = body.new_world()
-        outcomes = [execute(world, c) for c in calls]
-        # The loop answers every call with one tool message, in call order.
-        recorded = [t.content for t in turns if t.role == "tool"]
-        malformed: list[dict[str, Any]] = []
-        n = 0
-        for turn_no, turn in enumerate(assistant, start=1):
-            for call in turn.tool_calls:
-                outcome = outcomes[n]
-                n += 1
-                if outcome.error_kind in _MALFORMED:
-                    malformed.append({
-                        "turn": turn_no, "tool": _clip(call.name, 64), "kind": outcome.error_kind,
-                        "arguments": _clip(call.arguments), "answer": _clip(outcome.content),
-                    })
-        mismatched = sum(1 for told, o in zip(recorded, outcomes, strict=False) if told != o.content)
-
-        # Work left untouched: target paths still at their seed value in the model's final state.
-        seed_flat = flatten_state(body.new_world().state)
-        expected_flat = flatten_state(expected_world(body.world, body.gold_actions, body).state)
-        final_flat = flatten_state(world.state)
-        targets = [p for p in expected_flat.keys() | seed_flat.keys()
-                   if not same_value(seed_flat.get(p, ABSENT), expected_flat.get(p, ABSENT))]
-        untouched = sorted(
-            p for p in targets
-            if not same_value(final_flat.get(p, ABSENT), expected_flat.get(p, ABSENT))
-            and same_value(final_flat.get(p, ABSENT), seed_flat.get(p, ABSENT))
-        )
-        # A premature stop is ending the episode before acting at all: no call although the task needs
-        # some, or no change to the state although changes were asked for. Partial work left undone, or
-        # work done wrong, is a goal miss (with the leftovers noted), not a premature stop.
-        premature = stopped == "answered" and (
-            (not calls and body.optimal > 0) or (bool(targets) and not changed_paths(seed_flat, final_flat))
-        )
-
-        details.update({
-            "model_turns": len(assistant),
-            "stopped": stopped,
-            "most_calls_in_one_turn": max((len(t.tool_calls) for t in assistant), default=0),
-            "text_calls": sum(1 for c in calls if c.from_text),
-            "malformed_calls": malformed,
-            "left_undone": untouched[:20],
-            "premature_stop": premature,
-            "replay_mismatch": mismatched,
-        })
-
-        hard_gate, reason, score = grade.hard_gate, grade.reason, grade.score
-        if hard_gate is None and details.get("loops"):
-            hard_gate, reason = "loop", f"repeated the same call {body.loop_threshold}+ times: " \
-                                        f"{_clip(details['loops'][0], 120)}"
-        elif hard_gate is None and premature:
-            hard_gate = "premature_stop"
-            if not calls:
-                reason = "answered without calling any tool although the task needs tool calls"
-            else:
-                reason = f"stopped without changing anything; {len(targets)} requested change(s) never " \
-                         f"made, e.g. {untouched[0]}"
-        if hard_gate is not None:
-            score = 0.0
+        seen = read_transcript(turns)
+        replay = body.replay(seen.calls)
+        by_world = world_findings(replay, body, seen.final_text)
+        untouched = left_undone(replay)
+        malformed = malformed_calls(seen, replay)
+        found = {
+            **by_world,
+            "transcript": transcript_facts(seen),
+            "malformed": Finding(details={"malformed_calls": malformed}),
+            "loop": loop_gate(by_world["no_loop"], body.loop_threshold),
+            "premature_stop": premature_stop(seen, replay, untouched, body.optimal),
+            "replay_mismatch": replay_mismatch(seen, replay),
+        }
+        gate = first_gate(found)
         notes = []
-        if untouched and hard_gate != "premature_stop":
+        # A premature stop's reason already names the first change never made.
+        if untouched and (gate is None or gate.gate != "premature_stop"):
             notes.append(f"{len(untouched)} requested change(s) left untouched")
-        if stopped == "max_turns":
+        if seen.stopped == "max_turns":
             notes.append(f"ran out of turns ({task.task.max_turns}) without a final answer")
         if malformed:
             notes.append(f"{len(malformed)} malformed call(s)")
-        if details["text_calls"]:
-            notes.append(f"{details['text_calls']} call(s) written as text")
-        if notes:
-            reason = f"{reason}; {'; '.join(notes)}"
-        return grade.model_copy(update={
-            "score": score,
-            "passed": grade.passed and hard_gate is None,
-            "hard_gate": hard_gate,
-            "reason": reason,
-            "details": details,
-        })
+        if seen.text_calls:
+            notes.append(f"{seen.text_calls} call(s) written as text")
+        return build_grade(found, notes)
 
     def required_context(self, task: LoadedTask) -> int:
         """System message, tool schemas (sent again in ``tools``), the request, the state read back up to

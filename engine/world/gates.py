@@ -1,0 +1,172 @@
+"""The world's checks on one replayed episode: plain functions over a :class:`Replay`, each returning what it
+found. :func:`engine.world.grading.build_grade` turns their findings into the one ``Grade``.
+
+Scored checks (their weights are in :mod:`engine.world.grading`):
+
+- goal_match: the share of the target paths where the final state holds the expected value;
+- no_side_effects: 1 when no path outside the targets differs from the seed at the end, and none held a
+  value along the way that neither the seed nor the gold run gave it (see :mod:`engine.world.trajectory`);
+- efficiency: reads and writes budgeted apart against the gold run's (world errors not counted);
+- no_loop: 0 when one identical call was made ``loop_threshold`` times;
+- answer_checks: the share of the final-answer and message checks passed (only for a task that has some).
+
+Hard gates: ``forbidden_tool`` (a forbidden tool, or a call matching a forbidden pattern, even one the world
+refused) and ``call_budget`` (more than :func:`~engine.world.spec.call_budget` calls).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.world.answers import answer_failures
+from engine.world.diff import ABSENT, same_value, show
+from engine.world.markdown import markdown_problems
+from engine.world.replay import Replay
+from engine.world.spec import CallPattern, GradeSpec, call_budget
+from engine.world.state import canonical_json, state_hash
+from engine.world.trajectory import call_counts, efficiency, off_course
+from engine.world.world import ToolOutcome
+
+# How many paths a detail map lists at most; the counts beside it are complete.
+DETAIL_LIMIT = 20
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one check found."""
+
+    # Its share in the breakdown, from 0 to 1; None for a check that does not score.
+    score: float | None = None
+    # The hard gate it fires: the trial fails whatever the score.
+    gate: str | None = None
+    # What went wrong, in words (a gate's reason, or why the score lost points); "" when nothing did.
+    reason: str = ""
+    # The facts behind it, kept in the grade's details.
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _matches(pattern: CallPattern, outcome: ToolOutcome) -> bool:
+    if outcome.name != pattern.tool:
+        return False
+    args = outcome.args or {}
+    return all(k in args and same_value(args[k], v) for k, v in pattern.args.items())
+
+
+def forbidden_calls(replay: Replay, spec: GradeSpec) -> Finding:
+    forbidden = [o.name for o in replay.outcomes if o.name in spec.forbidden_tools]
+    forbidden += [o.name for o in replay.outcomes if any(_matches(p, o) for p in spec.forbidden_calls)]
+    if not forbidden:
+        return Finding()
+    return Finding(gate="forbidden_tool", reason=f"called forbidden tool {forbidden[0]}")
+
+
+def within_budget(replay: Replay, spec: GradeSpec) -> Finding:
+    optimal = spec.optimal_for(len(replay.gold.outcomes))
+    budget, made = call_budget(optimal), len(replay.outcomes)
+    details = {"calls": made, "optimal_calls": optimal, "call_budget": budget}
+    if made <= budget:
+        return Finding(details=details)
+    return Finding(gate="call_budget", reason=f"made {made} calls; the budget is {budget}", details=details)
+
+
+def goal_match(replay: Replay) -> Finding:
+    expected, final, targets = replay.expected_flat, replay.final_flat, replay.targets
+    reached = {p for p in targets if same_value(final.get(p, ABSENT), expected.get(p, ABSENT))}
+    missed = sorted(targets - reached)
+    return Finding(
+        score=len(reached) / len(targets) if targets else 1.0,
+        reason=f"{len(missed)} expected change(s) missing, e.g. {missed[0]}" if missed else "",
+        details={
+            "target_paths": len(targets),
+            "reached_paths": len(reached),
+            "missed": {
+                p: {"expected": show(expected.get(p, ABSENT)), "got": show(final.get(p, ABSENT))}
+                for p in missed[:DETAIL_LIMIT]
+            },
+        },
+    )
+
+
+def side_effects(replay: Replay) -> Finding:
+    expected, final, seed = replay.expected_flat, replay.final_flat, replay.seed_flat
+    changed = sorted(replay.changed - replay.targets)
+    # Trajectory constraint: a value the task never asks for, held for a while and then undone, is still a
+    # change outside the task. A path that ends wrong is reported as missed or as a side effect, not twice.
+    undone = {
+        p: went for p, went in off_course(replay.gold, replay.trajectory).items()
+        if same_value(final.get(p, ABSENT), expected.get(p, ABSENT))
+    }
+    parts = []
+    if changed:
+        parts.append(f"{len(changed)} change(s) outside the task, e.g. {changed[0]}")
+    if undone:
+        parts.append(f"{len(undone)} change(s) outside the task made and later undone, e.g. {min(undone)}")
+    return Finding(
+        score=0.0 if changed or undone else 1.0,
+        reason="; ".join(parts),
+        details={
+            "side_effects": {
+                p: {"seed": show(seed.get(p, ABSENT)), "got": show(final.get(p, ABSENT))}
+                for p in changed[:DETAIL_LIMIT]
+            },
+            "undone_changes": dict(sorted(undone.items())[:DETAIL_LIMIT]),
+        },
+    )
+
+
+def efficiency_share(replay: Replay, spec: GradeSpec) -> Finding:
+    counts = call_counts(replay.outcomes)
+    share = efficiency(call_counts(replay.gold.outcomes), counts, spec.efficiency_slack)
+    optimal = spec.optimal_for(len(replay.gold.outcomes))
+    reason = ""
+    if share < 1.0:
+        reason = f"{len(replay.outcomes)} calls for an optimum of {optimal} (reads and writes counted apart)"
+    return Finding(score=share, reason=reason,
+                   details={"counted_calls": {"reads": counts.reads, "writes": counts.writes}})
+
+
+def _call_key(outcome: ToolOutcome) -> str:
+    """The call as tool and canonical arguments, so that two spellings of the same arguments are one call."""
+    try:
+        args = canonical_json(json.loads(outcome.arguments or "{}"))
+    except ValueError:
+        args = outcome.arguments.strip()
+    return f"{outcome.name}({args})"
+
+
+def repeated_calls(replay: Replay, spec: GradeSpec) -> Finding:
+    repeats = Counter(_call_key(o) for o in replay.outcomes)
+    loops = sorted(k for k, n in repeats.items() if n >= spec.loop_threshold)
+    return Finding(score=0.0 if loops else 1.0, reason=f"repeated call {loops[0]}" if loops else "",
+                   details={"loops": loops})
+
+
+def answer_checks(replay: Replay, spec: GradeSpec, final_text: str) -> Finding:
+    total, failures = answer_failures(spec.checks, final_text, replay.final.outbox)
+    return Finding(score=(total - len(failures)) / total if total else None, reason="; ".join(failures),
+                   details={"check_failures": failures})
+
+
+def replay_facts(replay: Replay) -> Finding:
+    """Not a check: what the replay was, for the record (the hashes tell two runs' outcomes apart)."""
+    return Finding(details={
+        "error_calls": sum(1 for o in replay.outcomes if o.error),
+        "expected_hash": state_hash(replay.expected),
+        "final_hash": state_hash(replay.final),
+    })
+
+
+def markdown_defects(replay: Replay) -> Finding:
+    """Structural defects in Markdown files the model wrote that the seed's version did not have. They cost
+    goal_match or no_side_effects already (the structure is compared path by path); this says why."""
+    seed, final = replay.seed.files, replay.final.files
+    written = sorted(p for p in final if p.lower().endswith((".md", ".markdown")) and final[p] != seed.get(p))
+    problems = {
+        p: found for p in written
+        if (found := [x for x in markdown_problems(final[p]) if x not in markdown_problems(seed.get(p, ""))])
+    }
+    return Finding(details={"markdown_problems": problems} if problems else {})

@@ -1,0 +1,71 @@
+"""How a tools task is graded, beyond its seed and gold actions: the options a task's YAML may set.
+
+These are data only; the checks that read them are in :mod:`engine.world.gates`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.world.failures import FailureInjection
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# A term the text must contain: one string, or a list of alternatives of which any one will do.
+Term = str | list[str]
+
+
+class MessageCheck(_Spec):
+    """At least one sent message to ``to`` whose subject and body pass these checks."""
+
+    to: str
+    must_mention: list[Term] = Field(default_factory=list)
+    must_not_mention: list[str] = Field(default_factory=list)
+
+
+class AnswerChecks(_Spec):
+    """Checks on the model's final words and on the free text of messages it sent.
+
+    Matching is case-insensitive on whitespace-collapsed text, with ``**``/``__``/backticks removed.
+    """
+
+    must_mention: list[Term] = Field(default_factory=list)
+    must_not_mention: list[str] = Field(default_factory=list)
+    messages: list[MessageCheck] = Field(default_factory=list)
+
+
+class CallPattern(_Spec):
+    """A call that is forbidden only with certain arguments (e.g. kv_set on one key)."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class GradeSpec(_Spec):
+    """How one task is graded, beyond its seed and gold actions."""
+
+    # The tools the model was offered; None means every tool of the library.
+    tools: list[str] | None = None
+    failures: list[FailureInjection] = Field(default_factory=list)
+    forbidden_tools: list[str] = Field(default_factory=list)
+    forbidden_calls: list[CallPattern] = Field(default_factory=list)
+    # Defaults to the number of gold actions.
+    optimal_calls: int | None = Field(default=None, ge=0)
+    # Calls beyond the optimum that still count as efficient (a cautious extra read, say).
+    efficiency_slack: int = Field(default=0, ge=0)
+    loop_threshold: int = Field(default=3, ge=2)
+    checks: AnswerChecks = Field(default_factory=AnswerChecks)
+
+    def optimal_for(self, gold_calls: int) -> int:
+        """The optimal number of calls: the task's own figure, else as many as the gold makes."""
+        return self.optimal_calls if self.optimal_calls is not None else gold_calls
+
+
+def call_budget(optimal: int) -> int:
+    """The most calls a trial may make before the call-budget gate fails it."""
+    return max(2 * optimal, optimal + 3)
