@@ -177,5 +177,5 @@ def statement_failures(text: str, statements: Sequence[Statement]) -> list[str]:
                 affirmed = True
         if not misstated and not affirmed:
             misstated.append(f"the final answer does not state the decision on {st.subject[0]!r}")
-        failures += misstated
+        failures += misstated[:1]  # one check per statement, however many sentences misstate it
     return failures
