@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from engine.world.claims import statement_failures
 from engine.world.spec import AnswerChecks, Term
 from engine.world.state import Message
 
@@ -31,8 +32,9 @@ def _text_failures(text: str, must: Sequence[Term], must_not: Sequence[str], whe
 
 def answer_failures(checks: AnswerChecks, final_text: str, outbox: Sequence[Message]) -> tuple[int, list[str]]:
     """(number of checks, failures). A message check is one check however many terms it has."""
-    total = len(checks.must_mention) + len(checks.must_not_mention) + len(checks.messages)
+    total = len(checks.must_mention) + len(checks.must_not_mention) + len(checks.messages) + len(checks.statements)
     failed = _text_failures(final_text, checks.must_mention, checks.must_not_mention, "the final answer")
+    failed += statement_failures(final_text, checks.statements)
     for mc in checks.messages:
         sent = [m for m in outbox if m.to == mc.to.strip().lower()]
         if not any(

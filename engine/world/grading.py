@@ -29,6 +29,7 @@ from engine.world.gates import (
     markdown_defects,
     repeated_calls,
     replay_facts,
+    reported_actions,
     side_effects,
     within_budget,
 )
@@ -49,6 +50,7 @@ def world_findings(replay: Replay, spec: GradeSpec, final_text: str) -> dict[str
     return {
         "forbidden_tool": forbidden_calls(replay, spec),
         "call_budget": within_budget(replay, spec),
+        "unbacked_claim": reported_actions(replay, final_text),
         "goal_match": goal_match(replay),
         "no_side_effects": side_effects(replay),
         "efficiency": efficiency_share(replay, spec),

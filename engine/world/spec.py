@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.world.claims import Statement
 from engine.world.failures import FailureInjection
 
 
@@ -37,6 +38,9 @@ class AnswerChecks(_Spec):
     must_mention: list[Term] = Field(default_factory=list)
     must_not_mention: list[str] = Field(default_factory=list)
     messages: list[MessageCheck] = Field(default_factory=list)
+    # What the document decided, which the answer must state and not reverse (a summary can name every
+    # expected keyword and still say the opposite).
+    statements: list[Statement] = Field(default_factory=list)
 
 
 class CallPattern(_Spec):
