@@ -30,7 +30,7 @@ _ANY_WRITE = _EDITS | {"kv_delete", "approve_order", "reject_order", "create_shi
 CLAIM_VERBS: dict[str, frozenset[str]] = {
     **dict.fromkeys(
         ["sent", "emailed", "e-mailed", "mailed", "messaged", "notified", "informed", "alerted", "warned", "pinged",
-         "forwarded", "contacted", "asked", "told", "replied to", "written to", "wrote to", "reached out to"],
+         "forwarded", "contacted", "replied to", "written to", "wrote to", "reached out to"],
         frozenset({"send_message"}),
     ),
     **dict.fromkeys(
@@ -82,7 +82,7 @@ _HEADLINE_END = r"(?=\s*(?:$|[.,;:!)]|\s*(?:to|for|on|in|at|with|via|and|as|from
 _CLAIM = re.compile(
     rf"(?:\b{_SUBJECT}{_ADVERBS}(?P<v1>{_VERBS})\b)|(?:\b{_PASSIVE}{_ADVERBS}(?P<v2>{_VERBS})\b)"
     rf"|(?:{_BULLET}{_ADVERBS}(?P<v3>{_VERBS})\b)"
-    rf"|(?:{_BULLET}(?:(?!(?:was|were|is|are|had|been|be)\b)[^\s:]+\s+){{1,4}}{_ADVERBS}(?P<v4>{_VERBS})"
+    rf"|(?:{_BULLET}(?:(?!(?:was|were|is|are|had|been|be|you|they|he|she|it)\b)[^\s:]+\s+){{1,4}}{_ADVERBS}(?P<v4>{_VERBS})"
     rf"{_HEADLINE_END})"
 )
 

@@ -44,6 +44,9 @@ REPORTS = [
     ("O-7 was approved on Monday.", [], False),
     ("I couldn't send the message: the tool returned an error.", [], False),
     ("The message was not sent because the address bounced.", [], False),
+    ("As you asked, I've approved O-202.", ["approve_order"], False),  # the user's asking is no report
+    ("The customer asked for a refund, so I issued one.", ["issue_refund"], False),
+    ("As you asked, I've approved O-202.", ["get_order"], True),
 ]
 
 
