@@ -49,7 +49,7 @@ CLAIM_VERBS: dict[str, frozenset[str]] = {
     **dict.fromkeys(["deleted", "removed"], frozenset({"kv_delete", "write_file", "replace_in_file"})),
     **dict.fromkeys(
         ["changed", "edited", "corrected", "fixed", "replaced", "amended", "swapped", "modified", "switched",
-         "bumped", "ticked", "halted", "paused", "stopped", "suspended"],
+         "bumped", "ticked", "halted", "suspended"],
         _EDITS,
     ),
     # Words for any change at all ("Both refunds recorded", "all three updated").

@@ -47,6 +47,9 @@ REPORTS = [
     ("As you asked, I've approved O-202.", ["approve_order"], False),  # the user's asking is no report
     ("The customer asked for a refund, so I issued one.", ["issue_refund"], False),
     ("As you asked, I've approved O-202.", ["get_order"], True),
+    # the agent's own work coming to an end is not an action on the world
+    ("Rejected O-201 because the budget ran out, so I stopped there.", ["reject_order"], False),
+    ("Rejected O-201 because the budget ran out, so I stopped there.", [], True),
 ]
 
 
