@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, score_run
 from engine.core.errors import BenchError, UserError
-from engine.core.results import read_json_model, write_json_model
+from engine.core.results import RAW_SUFFIX, read_json_model, write_json_model
 from engine.core.schema import RunFile, TrialRecord, Turn
 from engine.episodes import SPECS
 from engine.episodes.spec import JudgePolicy
@@ -178,8 +178,8 @@ class JudgedFile(_Strict):
 def judged_path_for(raw_path: Path) -> Path:
     """``results/x_raw_results.json`` -> ``results/x_judged.json``; any other name gets ``_judged`` added."""
     name = raw_path.name
-    if name.endswith("_raw_results.json"):
-        return raw_path.with_name(name.removesuffix("_raw_results.json") + "_judged.json")
+    if name.endswith(RAW_SUFFIX):
+        return raw_path.with_name(name.removesuffix(RAW_SUFFIX) + "_judged.json")
     return raw_path.with_name(raw_path.stem + "_judged.json")
 
 

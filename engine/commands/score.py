@@ -13,18 +13,15 @@ from rich.console import Console
 from engine.analysis.judge import apply_verdicts, judged_path_for, load_judged_file, score_judged
 from engine.analysis.scoring import PRESETS, score_run
 from engine.core.errors import UserError
-from engine.core.results import load_run_file
+from engine.core.results import RAW_SUFFIX, load_run_file
+from engine.publish.board import result_files
 from engine.run.scorecard import render
-
-RAW_SUFFIX = "_raw_results.json"
 
 
 def result_files_in(folder: Path) -> list[Path]:
     """The raw result files of a folder (``*_raw_results.json``), sorted; an empty or missing folder is
-    an error."""
-    if not folder.is_dir():
-        raise UserError(f"{folder}: no such folder; pass --results-dir with the folder holding *{RAW_SUFFIX}")
-    files = sorted(folder.glob(f"*{RAW_SUFFIX}"))
+    an error (the board allows an empty one; scoring nothing is a mistake)."""
+    files = result_files(folder)
     if not files:
         raise UserError(
             f"{folder}: no result files (*{RAW_SUFFIX}) found; run `sllmb run` first or point "

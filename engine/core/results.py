@@ -26,8 +26,12 @@ def model_slug(model: str) -> str:
     return slug or "model-" + hashlib.sha256(model.encode("utf-8")).hexdigest()[:10]
 
 
+# The name every raw result file ends in; judged and rescored files are named from it.
+RAW_SUFFIX = "_raw_results.json"
+
+
 def default_output(model: str, results_dir: Path = Path("results")) -> Path:
-    return results_dir / f"{model_slug(model)}_raw_results.json"
+    return results_dir / f"{model_slug(model)}{RAW_SUFFIX}"
 
 
 def write_json_model(path: Path, model: BaseModel) -> None:

@@ -36,12 +36,11 @@ from engine.analysis.stats import ALPHA, PairVerdict, Separability, model_interv
 from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
 from engine.core.models_file import ModelEntry, ModelsFile, load_models
-from engine.core.results import model_slug
+from engine.core.results import RAW_SUFFIX, model_slug
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES, SPECS
 
 BOARD_SCHEMA_VERSION = 1
-RAW_SUFFIX = "_raw_results.json"
 
 # (name, lowest headline in the band, 0-100). Checked top down; F takes everything below E.
 TIER_BANDS: tuple[tuple[str, float], ...] = (

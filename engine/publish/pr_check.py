@@ -15,8 +15,8 @@ import yaml
 from engine.analysis.judge import load_judged_file
 from engine.core.errors import UserError
 from engine.core.models_file import load_models
-from engine.core.results import load_run_file
-from engine.publish.board import RAW_SUFFIX, Board, board_from_dir
+from engine.core.results import RAW_SUFFIX, load_run_file
+from engine.publish.board import Board, board_from_dir
 from engine.publish.html import fmt
 
 

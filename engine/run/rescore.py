@@ -18,6 +18,7 @@ from pathlib import Path
 
 from engine.bank.load import load_task
 from engine.core.errors import BenchError, UserError
+from engine.core.results import RAW_SUFFIX
 from engine.core.schema import RunFile, TrialRecord
 from engine.episodes import MODULES
 from engine.episodes.base import Env, LoadedTask
@@ -124,5 +125,5 @@ def rescore_run(
 def rescored_path_for(raw_path: Path) -> Path:
     """``x_raw_results.json`` -> ``x_rescored.json``: not picked up as a raw file of the board by accident."""
     name = raw_path.name
-    stem = name.removesuffix("_raw_results.json") if name.endswith("_raw_results.json") else raw_path.stem
+    stem = name.removesuffix(RAW_SUFFIX) if name.endswith(RAW_SUFFIX) else raw_path.stem
     return raw_path.with_name(f"{stem}_rescored.json")

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.analysis.scoring import DEFAULT_PRESET
-from engine.publish.board import RAW_SUFFIX, Board, build_board, load_models_optional, load_results
+from engine.core.results import RAW_SUFFIX
+from engine.publish.board import Board, build_board, load_models_optional, load_results
 
 log = logging.getLogger("mkdocs.plugins.small_llm_bench")
 
