@@ -32,6 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks-dir", type=Path, help="task bank folder (default ./tasks)")
     p.add_argument("--filter", "-k", dest="pattern", help="glob or substring on task ids")
     p.add_argument("--modules", type=lambda s: [m for m in s.split(",") if m], help="comma-separated modules")
+    p.add_argument("--batch", type=lambda s: [b for b in s.split(",") if b],
+                   help="comma-separated corpus batches (b0 is the corpus before batches; first-sight records live in results/first_sight)")
+    p.add_argument("--first-sight", type=Path, metavar="FILE",
+                   help="record this replay as the batch's first-sight accuracy in FILE (JSON; refuses to "
+                   "overwrite: a batch is seen for the first time once). Needs exactly one --batch")
     p.add_argument("--sandbox", help="code sandbox backend for the code cases (default: the first that works)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON instead of tables")
     p.add_argument("--write", type=Path, help="also write the summary JSON to this file (the site reads it)")
@@ -48,12 +53,18 @@ def summary(results: list[CaseResult]) -> dict:
         "false_passes": sum(m.false_passes for m in table),
         "errors": sum(m.errors for m in table),
         "modules": [asdict(m) for m in table],
+        "batches": {b: {"cases": sum(r.batch == b for r in results),
+                        "wrong": sum(r.batch == b and not r.correct for r in results)}
+                    for b in sorted({r.batch for r in results})},
         "misgraded": [asdict(r) for r in results if not r.correct],
     }
 
 
-def _selected(corpus_dir: Path, pattern: str | None, modules: list[str] | None) -> list:
+def _selected(corpus_dir: Path, pattern: str | None, modules: list[str] | None,
+              batches: list[str] | None = None) -> list:
     files = load_corpus(corpus_dir)
+    if batches:
+        files = [f for f in files if f.batch in batches]
     if pattern:
         glob = pattern if any(c in pattern for c in "*?[") else f"*{pattern}*"
         files = [f for f in files if fnmatch.fnmatch(f.task, glob)]
@@ -94,8 +105,27 @@ def _print_tables(table: list[ModuleAccuracy], results: list[CaseResult]) -> Non
                           f"({escape(r.reason[:160])}); label: {escape(r.why)}")
 
 
+def _record_first_sight(path: Path, batch: str, results: list[CaseResult]) -> None:
+    """Write what the graders made of a batch the first time they saw it, with the commit they were at."""
+    if path.exists():
+        raise UserError(f"{path}: a first-sight record exists already; a batch is seen for the first time once "
+                        f"(write a new batch to measure again)")
+    import subprocess
+    from datetime import date
+
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "engine", "tasks"], capture_output=True,
+                           text=True, check=False).stdout.strip()
+    record = {"batch": batch, "date": date.today().isoformat(), "grader_commit": commit or None,
+              "grader_tree_clean": not dirty, **summary(results)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def handle(args: argparse.Namespace) -> int:
-    files = _selected(args.corpus, args.pattern, args.modules)
+    if args.first_sight and len(args.batch or []) != 1:
+        raise UserError("--first-sight records one batch: pass exactly one --batch (e.g. --batch b2)")
+    files = _selected(args.corpus, args.pattern, args.modules, args.batch)
     sandbox = _sandbox(args.sandbox, files, args.corpus)
     total = sum(len(f.cases) for f in files)
     done = {"n": 0}
@@ -107,6 +137,8 @@ def handle(args: argparse.Namespace) -> int:
 
     results = evaluate(files, args.tasks_dir, sandbox=sandbox, on_case=progress)
     data = summary(results)
+    if args.first_sight:
+        _record_first_sight(args.first_sight, args.batch[0], results)
     if args.write:
         args.write.parent.mkdir(parents=True, exist_ok=True)
         args.write.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

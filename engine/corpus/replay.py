@@ -31,6 +31,7 @@ class CaseResult:
     got: str  # "pass", "fail", or "error" (the run recorded no grade: infra or an invalid trial)
     reason: str  # the grader's reason, or the error
     why: str  # the person's one-line reason for the label
+    batch: str = "b0"  # the batch the case was written in
 
     @property
     def correct(self) -> bool:
@@ -49,7 +50,8 @@ class ModuleAccuracy:
 
 
 def load_corpus(corpus_dir: Path) -> list[CorpusFile]:
-    """Every ``<module>/<task_id>.yaml`` under the corpus folder, validated; the file name is the task id."""
+    """Every ``<module>/<task_id>.yaml`` (batch b0) and ``<module>/<task_id>.<batch>.yaml`` under the corpus
+    folder, validated; the file name names the task and the batch its cases were written in."""
     if not corpus_dir.is_dir():
         raise UserError(f"{corpus_dir}: no corpus folder here; pass --corpus with the folder of case files")
     files: list[CorpusFile] = []
@@ -59,9 +61,14 @@ def load_corpus(corpus_dir: Path) -> list[CorpusFile]:
             parsed = CorpusFile.model_validate(raw)
         except ValidationError as exc:
             raise UserError(invalid_file_message(path, "corpus file", exc.errors())) from exc
-        if parsed.task != path.stem:
+        task, _, batch = path.stem.partition(".")
+        if parsed.task != task:
             raise UserError(f"{path}: field 'task' is {parsed.task!r}; name the file after its task "
-                            f"({parsed.task}.yaml)")
+                            f"({parsed.task}.yaml, or {parsed.task}.<batch>.yaml)")
+        if parsed.batch != (batch or "b0"):
+            raise UserError(f"{path}: field 'batch' is {parsed.batch!r} but the file name says "
+                            f"{batch or 'b0'!r}; name the file {parsed.task}.{parsed.batch}.yaml "
+                            f"(b0 files have no batch in their name)")
         files.append(parsed)
     return files
 
@@ -100,7 +107,7 @@ def evaluate(
             for case in cf.cases:
                 got, reason = _verdict(task, case, srv, sandbox, Path(tmp))
                 result = CaseResult(task=task.id, module=task.task.module, case=case.name, expect=case.expect,
-                                    got=got, reason=reason, why=case.why)
+                                    got=got, reason=reason, why=case.why, batch=cf.batch)
                 results.append(result)
                 if on_case:
                     on_case(result)

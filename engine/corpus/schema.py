@@ -11,6 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from engine.corpus.scripted_server import Action
 
 _CASE_NAME = re.compile(r"^[a-z0-9][a-z0-9_]*$")
+# A batch is the set of cases written together, by writers who had not seen the graders' code, and scored once
+# before any fix ("first sight"); b0 is the corpus as it stood before batches were recorded.
+BATCH = re.compile(r"^b[0-9]{1,3}$")
 
 
 class _Strict(BaseModel):
@@ -67,7 +70,16 @@ class Case(_Strict):
 
 class CorpusFile(_Strict):
     task: str = Field(min_length=1)
+    # Which batch the file's cases belong to: `<task>.yaml` is b0, `<task>.<batch>.yaml` holds a later batch.
+    batch: str = "b0"
     cases: list[Case] = Field(min_length=1)
+
+    @field_validator("batch")
+    @classmethod
+    def _batch_name(cls, batch: str) -> str:
+        if not BATCH.match(batch):
+            raise ValueError("name a batch b<number>, e.g. b1")
+        return batch
 
     @model_validator(mode="after")
     def _unique_names(self) -> CorpusFile:

@@ -24,9 +24,10 @@ TASKS_DIR = ROOT / "tasks"
 PUBLISHED = ROOT / "results" / "graders.json"
 MIN_EACH = 5  # should-pass and should-fail cases per task, at least
 
-FILES = {f.task: f for f in load_corpus(CORPUS_DIR)}
-CASES = [(task, case.name) for task, f in FILES.items() for case in f.cases]
-_replayed: dict[str, dict[str, CaseResult]] = {}
+# One file per task and batch: <module>/<task>.yaml holds batch b0, <module>/<task>.<batch>.yaml a later one.
+FILES = {(f.task, f.batch): f for f in load_corpus(CORPUS_DIR)}
+CASES = [(key, case.name) for key, f in FILES.items() for case in f.cases]
+_replayed: dict[tuple[str, str], dict[str, CaseResult]] = {}
 _sandbox: list[SandboxHandle] = []
 
 
@@ -38,17 +39,17 @@ def _sandbox_handle() -> SandboxHandle:
     return _sandbox[0]
 
 
-def replayed(task: str) -> dict[str, CaseResult]:
-    if task not in _replayed:
-        module = next(t.task.module for t in load_bank(TASKS_DIR) if t.id == task)
+def replayed(key: tuple[str, str]) -> dict[str, CaseResult]:
+    if key not in _replayed:
+        module = next(t.task.module for t in load_bank(TASKS_DIR) if t.id == key[0])
         sandbox = _sandbox_handle() if module == "code" else None
-        _replayed[task] = {r.case: r for r in evaluate([FILES[task]], TASKS_DIR, sandbox=sandbox)}
-    return _replayed[task]
+        _replayed[key] = {r.case: r for r in evaluate([FILES[key]], TASKS_DIR, sandbox=sandbox)}
+    return _replayed[key]
 
 
-@pytest.mark.parametrize(("task", "case"), CASES, ids=[f"{t}/{c}" for t, c in CASES])
-def test_case_grades_as_labelled(task: str, case: str) -> None:
-    r = replayed(task)[case]
+@pytest.mark.parametrize(("key", "case"), CASES, ids=[f"{t}/{b}/{c}" for (t, b), c in CASES])
+def test_case_grades_as_labelled(key: tuple[str, str], case: str) -> None:
+    r = replayed(key)[case]
     assert r.got == r.expect, f"labelled {r.expect} ({r.why}); graded {r.got}: {r.reason}"
 
 
@@ -56,14 +57,17 @@ def test_every_task_has_enough_cases_both_ways() -> None:
     bank = {t.id: t.task.module for t in load_bank(TASKS_DIR)}
     short = []
     for task, module in sorted(bank.items()):
-        f = FILES.get(task)
-        if f is None:
+        files = [f for (t, _), f in FILES.items() if t == task]
+        if not files:
             short.append(f"{task}: no file tests/corpus/{module}/{task}.yaml")
             continue
-        if not (CORPUS_DIR / module / f"{task}.yaml").is_file():
-            short.append(f"{task}: its file is not in the folder of its module ({module})")
-        passes = sum(c.expect == "pass" for c in f.cases)
-        fails = sum(c.expect == "fail" for c in f.cases)
+        misplaced = [f.batch for f in files
+                     if not (CORPUS_DIR / module / (f"{task}.yaml" if f.batch == "b0" else f"{task}.{f.batch}.yaml"))
+                     .is_file()]
+        if misplaced:
+            short.append(f"{task}: its files are not in the folder of its module ({module})")
+        passes = sum(c.expect == "pass" for f in files for c in f.cases)
+        fails = sum(c.expect == "fail" for f in files for c in f.cases)
         if passes < MIN_EACH or fails < MIN_EACH:
             short.append(f"{task}: {passes} should-pass and {fails} should-fail cases (need {MIN_EACH} each)")
     assert not short, "\n".join(short)
@@ -72,6 +76,6 @@ def test_every_task_has_enough_cases_both_ways() -> None:
 def test_the_published_accuracy_table_is_current() -> None:
     """results/graders.json is what the methodology page shows; it must match a fresh replay of the
     corpus (regenerate it with: python -m engine graders --write results/graders.json)."""
-    fresh = summary([r for task in FILES for r in replayed(task).values()])
+    fresh = summary([r for key in FILES for r in replayed(key).values()])
     published = json.loads(PUBLISHED.read_text(encoding="utf-8"))
     assert published == fresh

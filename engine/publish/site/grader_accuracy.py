@@ -1,8 +1,10 @@
-"""The methodology's grader-accuracy table, rendered from ``results/graders.json``.
+"""The methodology's grader-accuracy tables, rendered from ``results/graders.json`` and ``results/first_sight/``.
 
-That file is what ``sllmb graders --write results/graders.json`` prints as JSON: the labelled answer corpus
-replayed through the real runner. The site only formats it; a test keeps the committed file equal to a fresh
-replay, so the page cannot drift from the graders.
+``results/graders.json`` is what ``sllmb graders --write results/graders.json`` prints as JSON: the whole
+labelled corpus replayed through the real runner with today's graders (a test keeps it equal to a fresh
+replay). Each ``results/first_sight/<batch>.json`` is what ``sllmb graders --batch <batch> --first-sight``
+recorded the first time the graders saw that batch, before anything was changed for it. The site only formats
+these files.
 """
 
 from __future__ import annotations
@@ -11,7 +13,51 @@ import html
 import json
 from pathlib import Path
 
+from engine.analysis.stats import wilson_interval
+
 PUBLISHED = Path("results") / "graders.json"
+FIRST_SIGHT = Path("results") / "first_sight"
+
+
+def _rate(wrong: int, cases: int) -> str:
+    """'3 of 52 (5.8%; 95% 2.0–15.6%)': the error rate with its Wilson interval."""
+    if cases == 0:
+        return "no cases"
+    low, high = wilson_interval(wrong, cases)
+    return f"{wrong} of {cases} ({100 * wrong / cases:.1f}%; 95% {100 * low:.1f}–{100 * high:.1f}%)"
+
+
+def _module_table(data: dict) -> list[str]:
+    rows = ["| module | cases | should pass | should fail | false fails | false passes | wrong (95% interval) |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for m in data["modules"]:
+        wrong = m["false_fails"] + m["false_passes"] + m["errors"]
+        rows.append(f"| {html.escape(m['module'])} | {m['cases']} | {m['should_pass']} | {m['should_fail']} | "
+                    f"{m['false_fails']} | {m['false_passes']} | {_rate(wrong, m['cases'])} |")
+    wrong = data["false_fails"] + data["false_passes"] + data["errors"]
+    rows.append(f"| **all** | **{data['cases']}** | {sum(m['should_pass'] for m in data['modules'])} | "
+                f"{sum(m['should_fail'] for m in data['modules'])} | **{data['false_fails']}** | "
+                f"**{data['false_passes']}** | **{_rate(wrong, data['cases'])}** |")
+    return rows
+
+
+def first_sight_markdown(project_dir: Path) -> str:
+    """One table per recorded batch: how wrong the graders were on answers they had never seen."""
+    folder = project_dir / FIRST_SIGHT
+    records = sorted(folder.glob("b*.json")) if folder.is_dir() else []
+    if not records:
+        return ("*No first-sight record yet: write a batch of new cases, then run "
+                "`sllmb graders --batch bN --first-sight results/first_sight/bN.json` before changing anything.*")
+    out: list[str] = []
+    for path in records:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        commit = data.get("grader_commit") or "unknown"
+        out.append(f"**Batch {html.escape(data['batch'])}**, first seen on {html.escape(data['date'])} by the "
+                   f"graders at commit `{html.escape(commit[:12])}`:")
+        out.append("")
+        out.extend(_module_table(data))
+        out.append("")
+    return "\n".join(out)
 
 
 def grader_accuracy_markdown(project_dir: Path) -> str:
@@ -20,14 +66,7 @@ def grader_accuracy_markdown(project_dir: Path) -> str:
         return ("*No grader-accuracy table yet: run `sllmb graders --write results/graders.json` and commit "
                 "the file.*")
     data = json.loads(path.read_text(encoding="utf-8"))
-    rows = ["| module | cases | should pass | should fail | false fails | false passes |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    for m in data["modules"]:
-        rows.append(f"| {html.escape(m['module'])} | {m['cases']} | {m['should_pass']} | {m['should_fail']} | "
-                    f"{m['false_fails']} | {m['false_passes']} |")
-    rows.append(f"| **all** | **{data['cases']}** | {sum(m['should_pass'] for m in data['modules'])} | "
-                f"{sum(m['should_fail'] for m in data['modules'])} | **{data['false_fails']}** | "
-                f"**{data['false_passes']}** |")
+    rows = _module_table(data)
     misgraded = data.get("misgraded") or []
     if misgraded:
         rows.append("")

@@ -183,6 +183,12 @@ def define_env(env: Any) -> None:
 
         return grader_accuracy_markdown(Path(env.project_dir))
 
+    @env.macro
+    def grader_first_sight() -> str:
+        from engine.publish.site.grader_accuracy import first_sight_markdown
+
+        return first_sight_markdown(Path(env.project_dir))
+
     if importlib.util.find_spec("engine.publish.site.index_macros") is not None:
         from engine.publish.site.index_macros import define_index_macros
 
