@@ -169,6 +169,10 @@ class Grade(Strict):
     hard_gate: str | None = None
     # Module-specific facts worth keeping (first_try_pass, attempts, state diff summary ...).
     details: dict[str, Any] = Field(default_factory=dict)
+    # Set when a check could not decide from the text (an open paraphrase, an item described but not named):
+    # which check, and why. The verdict stands as graded; the judge, where configured, reviews these, and
+    # the board shows per model the share of verdicts that rest on one.
+    unsure: str | None = Field(default=None, max_length=2000)
 
 
 class TrialRecord(Strict):

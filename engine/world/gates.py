@@ -49,6 +49,8 @@ class Finding:
     reason: str = ""
     # The facts behind it, kept in the grade's details.
     details: Mapping[str, Any] = field(default_factory=dict)
+    # Why the check could not decide from the text, when it could not (the verdict then rests on a guess).
+    unsure: str | None = None
 
 
 def _matches(pattern: CallPattern, outcome: ToolOutcome) -> bool:

@@ -85,6 +85,7 @@ def build_grade(found: Mapping[str, Finding], notes: Sequence[str] = ()) -> Grad
     details: dict[str, Any] = {}
     for f in found.values():
         details.update(f.details)
+    unsure = "; ".join(f"{name}: {f.unsure}" for name, f in found.items() if f.unsure) or None
     return Grade(
         score=score,
         passed=gate is None and score >= PASS_THRESHOLD,
@@ -92,6 +93,7 @@ def build_grade(found: Mapping[str, Finding], notes: Sequence[str] = ()) -> Grad
         reason=reason,
         hard_gate=gate.gate if gate is not None else None,
         details=details,
+        unsure=unsure,
     )
 
 
