@@ -123,7 +123,8 @@ def roles(text: str, mentions: Sequence[Mention]) -> list[tuple[Mention, Role]]:
     """How ``text`` (one answer line) treats each mention: ``head`` (in the main clause), ``set aside``
     (negated or dated), ``hedged`` (in an aside that offers a case or a doubt, or joined to the answer
     there: "Dana, with Priya"), ``bare`` (alone in an aside: a second answer) or ``aside`` (in an aside with
-    words of its own: said of something else)."""
+    words of its own: said of something else). When the head only rejects ("Priya isn't the owner; Dana is"),
+    the first value of its asides is the head."""
     ordered = sorted(mentions, key=lambda m: m.start)
     out: list[tuple[Mention, Role]] = []
     for i, m in enumerate(ordered):
@@ -144,6 +145,12 @@ def roles(text: str, mentions: Sequence[Mention]) -> list[tuple[Mention, Role]]:
             out.append((m, "bare"))
         else:
             out.append((m, "aside"))
+    # A head that only rejects ("Priya isn't the owner any more; Dana is") hands the answer to the first
+    # value of the asides after it.
+    if not any(role == "head" for _, role in out) and any(role == "set aside" for _, role in out):
+        first = next((i for i, (_, role) in enumerate(out) if role == "aside"), None)
+        if first is not None:
+            out[first] = (out[first][0], "head")
     return out
 
 

@@ -178,3 +178,9 @@ def test_closing_number_is_the_concluding_sentences_not_the_last_aside(text, val
     closing = closing_number(text)
     assert closing.quantity is not None and closing.quantity.value == Decimal(value)
     assert bool(closing.unsure) is unsure
+
+
+def test_a_head_that_only_rejects_hands_the_answer_to_the_aside_after_it():
+    text = "Priya isn't the owner any more; Dana is"
+    assert role_of(text, "Dana", "Priya") == "head"
+    assert role_of("9082 (the west store uses 5530)", "5530", "9082") == "aside"
