@@ -150,7 +150,7 @@ _H_RANGE = re.compile(r"(?<![\d.,])(?P<h1>[01]?\d|2[0-4])\s?h\s?(?:[–—-]|to|
 _DAY = r"(?:mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?s?\.?:?"
 _HOUR_RANGE = re.compile(rf"\b(?P<lead>open(?:s|ing)?(?:\s+from)?|{_DAY}(?:\s+from)?|from)\s+(?P<h1>[01]?\d|2[0-4])"
                          r"\s?(?:[–—-]|to|until|till)\s?"
-                         r"(?P<h2>[01]?\d|2[0-4])(?![\d%.,:]|\s?(?:[ap]\.?\s?m\b|h\b|[^\W\d_]))", re.I)
+                         r"(?P<h2>[01]?\d|2[0-4])(?![\d%:]|[.,]\d|\s?(?:[ap]\.?\s?m\b|h\b|[^\W\d_]))", re.I)
 
 
 def _clock(hours: int, minutes: int = 0) -> Reading:

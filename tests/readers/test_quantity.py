@@ -203,3 +203,8 @@ def test_said_of_names_the_thing_in_the_figures_clause_then_its_sentence(text, n
     figure = next(q for q in quantities(text) if q.value == Decimal("27.5"))
     found, in_clause = said_of(text, figure, ("valencia", "seville", "porto"))
     assert found == named and (in_clause == close or not named)
+
+
+def test_a_range_of_hours_ends_at_a_full_stop_but_not_inside_a_decimal():
+    assert values("Saturday: 10–4.") == ["10:00", "16:00"]
+    assert values("from 10 to 4.5 kg") == ["10", "4.5 kg"]
