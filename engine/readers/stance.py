@@ -77,6 +77,25 @@ def set_aside(text: str, start: int, end: int, since: int = 0, until: int | None
     return bool(_SET_ASIDE_BEFORE.search(before) or _SET_ASIDE_AFTER.search(after))
 
 
+# Two values joined by a coordinator share a negation: "not Odile or Ines", "Odile and Ines never went".
+_COORDINATED = re.compile(r"^[\s,]*(?:or|and|nor|&|/)?[\s,]*$", re.IGNORECASE)
+
+
+def set_aside_each(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
+    """:func:`set_aside` for each of several values (``spans`` in order), each bounded by its neighbours,
+    with a negation shared across a coordination: in "not Odile or Ines" and "Odile and Ines never went"
+    both are set aside."""
+    out = [set_aside(text, s, e, spans[i - 1][1] if i else 0, spans[i + 1][0] if i + 1 < len(spans) else None)
+           for i, (s, e) in enumerate(spans)]
+    for order in (range(1, len(spans)), range(len(spans) - 2, -1, -1)):
+        for i in order:
+            j = i - 1 if order.step == 1 else i + 1
+            between = text[spans[j][1]:spans[i][0]] if j < i else text[spans[i][1]:spans[j][0]]
+            if out[j] and not out[i] and _COORDINATED.match(between):
+                out[i] = True
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Head and asides
 
@@ -85,9 +104,10 @@ HEDGE_WORD = re.compile(
     r"\b(?:or|if|unless|otherwise|else|alternatively|maybe|perhaps|possibly|probably|might|could|either"
     r"|depending|also|too|and/or)\b", re.IGNORECASE)
 _PAREN = re.compile(r"\(([^()]*)\)|\[([^\[\]]*)\]")
-# Where an aside starts outside parentheses: a comma, semicolon, colon or dash, or a subordinating word.
+# Where an aside starts outside parentheses: a comma, semicolon, colon, dash or sentence end, or a
+# subordinating word.
 _ASIDE_BREAK = re.compile(
-    r"[,;]\s|:\s|\s[—–-]\s|[—–]|\s(?=(?:while|whereas|which|who|whose|because|since|as|though|although|after"
+    r"[,;]\s|:\s|(?<=[.!?])\s+|\s[—–-]\s|[—–]|\s(?=(?:while|whereas|which|who|whose|because|since|as|though|although|after"
     r"|when|where|unlike|replacing|instead|given|so|per)\b)", re.IGNORECASE)
 _FILLER = re.compile(r"[\W_]+")
 # A value joined to the answer in an aside is a second answer: "Dana, with Priya", "9082 (and 4471)".
@@ -126,11 +146,10 @@ def roles(text: str, mentions: Sequence[Mention]) -> list[tuple[Mention, Role]]:
     words of its own: said of something else). When the head only rejects ("Priya isn't the owner; Dana is"),
     the first value of its asides is the head."""
     ordered = sorted(mentions, key=lambda m: m.start)
+    rejected = set_aside_each(text, [(m.start, m.end) for m in ordered])
     out: list[tuple[Mention, Role]] = []
-    for i, m in enumerate(ordered):
-        since = ordered[i - 1].end if i else 0
-        until = ordered[i + 1].start if i + 1 < len(ordered) else None
-        if set_aside(text, m.start, m.end, since, until):
+    for m, is_rejected in zip(ordered, rejected, strict=True):
+        if is_rejected:
             out.append((m, "set aside"))
             continue
         start, end, in_parens = _segment(text, m.start)
@@ -218,9 +237,8 @@ def prose_numbers(text: str) -> list[Quantity]:
 
 
 def _kept(text: str, found: list[Quantity]) -> list[Quantity]:
-    return [q for i, q in enumerate(found)
-            if not set_aside(text, q.start, q.end, found[i - 1].end if i else 0,
-                             found[i + 1].start if i + 1 < len(found) else None)]
+    rejected = set_aside_each(text, [(q.start, q.end) for q in found])
+    return [q for q, is_rejected in zip(found, rejected, strict=True) if not is_rejected]
 
 
 def committed_number(candidate: str) -> Quantity | None:
@@ -291,9 +309,8 @@ def after_answer(tail: str, answer: object, find: Callable[[str], Sequence[Menti
         if not sentence:
             continue
         found = sorted(find(sentence), key=lambda m: m.start)
-        kept = [m for i, m in enumerate(found)
-                if not set_aside(sentence, m.start, m.end, found[i - 1].end if i else 0,
-                                 found[i + 1].start if i + 1 < len(found) else None)]
+        rejected = set_aside_each(sentence, [(m.start, m.end) for m in found])
+        kept = [m for m, is_rejected in zip(found, rejected, strict=True) if not is_rejected]
         others = [m for m in kept if m.key != current]
         revises = _REVISION.search(sentence) is not None
         if not found:
@@ -309,21 +326,22 @@ def after_answer(tail: str, answer: object, find: Callable[[str], Sequence[Menti
         if offered or (_CONDITION.search(sentence) and _ANSWER_FRAME.search(sentence)):
             decided = After(hedged=sentence)
         elif revises:
-            revised = _last_committed(sentence, others)
-            decided = After(revised=None if revised.key == answer else revised, revised_in=sentence)
-            current = revised.key
+            revised = _last_committed(sentence, kept)
+            if revised.key != current:
+                decided = After(revised=None if revised.key == answer else revised, revised_in=sentence)
+                current = revised.key
     return After(decided.revised, decided.revised_in, decided.hedged, decided.retracted, doubt)
 
 
-def _last_committed(sentence: str, others: Sequence[Mention]) -> Mention:
-    """Of the values a revising sentence names, the one it commits to: after its last ``=`` or arrow, else
-    the last one."""
+def _last_committed(sentence: str, kept: Sequence[Mention]) -> Mention:
+    """Of the values a revising sentence names (and does not set aside), the one it commits to: after its
+    last ``=`` or arrow, else the last one. It may be the answer again ("let me recheck: ... = 369")."""
     cuts = [m.end() for m in _WORKING.finditer(sentence)]
     if cuts:
-        after = [m for m in others if m.start >= cuts[-1]]
+        after = [m for m in kept if m.start >= cuts[-1]]
         if after:
             return after[0]
-    return others[-1]
+    return kept[-1]
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -184,3 +184,15 @@ def test_a_head_that_only_rejects_hands_the_answer_to_the_aside_after_it():
     text = "Priya isn't the owner any more; Dana is"
     assert role_of(text, "Dana", "Priya") == "head"
     assert role_of("9082 (the west store uses 5530)", "5530", "9082") == "aside"
+
+
+def test_a_negation_is_shared_across_a_coordination():
+    assert role_of("Tomasz (not Odile or Ines)", "Ines", "Tomasz", "Odile") == "set aside"
+    assert role_of("Tomasz. Odile and Ines never went", "Odile", "Tomasz", "Ines") == "set aside"
+    assert role_of("Tomasz (or Ines)", "Ines", "Tomasz") == "hedged"
+    assert role_of("Tomasz or Ines", "Ines", "Tomasz") == "head"
+
+
+def test_a_revising_sentence_that_lands_on_the_answer_again_revises_nothing():
+    assert after("Let me recheck: 16 × 24 = 384, 384 − 17 = 367, 367 + 2 = 369.").revised is None
+    assert after("Let me recheck: 16 × 24 = 384, 384 − 17 = 367, 367 + 0 = 367.").revised is not None
