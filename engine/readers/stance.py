@@ -271,14 +271,14 @@ _WRONG = re.compile(r"\b(?:wrong|incorrect|not\s+(?:right|correct)|mistake|error
                     re.IGNORECASE)
 # A possibility offered: a coordinator or modal word right before the value, or one after it.
 _OFFER_BEFORE = re.compile(
-    r"\b(?:or|maybe|perhaps|possibly|probably|alternatively|otherwise|could\s+(?:also\s+)?be|might\s+"
+    r"\b(?:or|maybe|perhaps|possibly|alternatively|otherwise|could\s+(?:also\s+)?be|might\s+"
     r"(?:also\s+)?be|may\s+(?:also\s+)?be)\b[^\w]*(?:[\w'’-]+[^\w]+){0,2}$", re.IGNORECASE)
 _OFFER_AFTER = re.compile(r"^[^\w]*(?:(?:might|may|could)\s+(?:also\s+|still\s+)?be\s+(?:the|it|right|correct"
                           r"|an?\s+answer)\b|(?:is|would\s+be)\s+(?:also\s+)?possible\b)", re.IGNORECASE)
 # A condition that gives another value as the answer: "if only loaves count, it would be 367".
 _CONDITION = re.compile(r"\b(?:if|unless|depending)\b", re.IGNORECASE)
-_ANSWER_FRAME = re.compile(r"\b(?:would|could|might)\s+(?:\w+\s+)?(?:be|become|come\s+to)\b"
-                           r"|\b(?:answer|total|result)\s+(?:is|would|becomes)\b", re.IGNORECASE)
+_ANSWER_FRAME = re.compile(r"\b(?:answer|total|result|it|that|this)(?:['’]d|\s+(?:would|could|might))\s+(?:\w+\s+)?"
+                           r"(?:be|become|come\s+to)\b|\b(?:answer|total|result)\s+(?:is|becomes)\b", re.IGNORECASE)
 _DOUBT = re.compile(r"\b(?:not\s+(?:completely\s+|entirely\s+|100%\s+|fully\s+|quite\s+)?(?:sure|certain)"
                     r"|unsure|uncertain|I\s+(?:may|might)\s+be\s+wrong)\b", re.IGNORECASE)
 
@@ -287,13 +287,17 @@ _DOUBT = re.compile(r"\b(?:not\s+(?:completely\s+|entirely\s+|100%\s+|fully\s+|q
 class After:
     """What the prose after an answer does to it: the mention that ``revised`` it (the new answer) and the
     sentence that did; the sentence that ``hedged`` it with another value; the sentence that ``retracted``
-    it without giving another; a sentence voicing ``doubt`` without another value (the answer stands)."""
+    it without giving another; a sentence voicing ``doubt`` without another value (the answer stands). A
+    later sentence that affirms the answer again ("No, 369 is right") undoes a hedge or a retraction."""
 
     revised: Mention | None = None
     revised_in: str = ""
     hedged: str | None = None
     retracted: str | None = None
     doubt: str | None = None
+    # The hedge was read from a condition alone ("if only loaves count, it would be 367"), which can also
+    # explain another figure rather than offer it as the answer.
+    hedge_unsure: bool = False
 
 
 def after_answer(tail: str, answer: object, find: Callable[[str], Sequence[Mention]]) -> After:
@@ -320,17 +324,21 @@ def after_answer(tail: str, answer: object, find: Callable[[str], Sequence[Menti
                 doubt = sentence
             continue
         if not others:
+            if revises and (decided.hedged or decided.retracted):
+                decided = After()  # "No, 369 is right": the answer affirmed again
             continue
         offered = any(_OFFER_BEFORE.search(sentence[:m.start]) or _OFFER_AFTER.search(sentence[m.end:])
                       for m in others)
-        if offered or (_CONDITION.search(sentence) and _ANSWER_FRAME.search(sentence)):
-            decided = After(hedged=sentence)
+        conditional = _CONDITION.search(sentence) is not None and _ANSWER_FRAME.search(sentence) is not None
+        if offered or conditional:
+            decided = After(hedged=sentence, hedge_unsure=not offered)
         elif revises:
             revised = _last_committed(sentence, kept)
             if revised.key != current:
                 decided = After(revised=None if revised.key == answer else revised, revised_in=sentence)
                 current = revised.key
-    return After(decided.revised, decided.revised_in, decided.hedged, decided.retracted, doubt)
+    return After(decided.revised, decided.revised_in, decided.hedged, decided.retracted, doubt,
+                 decided.hedge_unsure)
 
 
 def _last_committed(sentence: str, kept: Sequence[Mention]) -> Mention:

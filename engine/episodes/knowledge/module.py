@@ -101,6 +101,9 @@ def _number_mentions(sentence: str) -> list[Mention]:
     return [Mention(q.start, q.end, q.value) for q in prose_numbers(sentence)]
 
 
+_CONDITION_NOTE = "a condition after the answer line read as offering another value"
+
+
 def _after(after: After) -> str | None:
     """The reason prose after the answer line fails it, if it does."""
     if after.retracted:
@@ -126,7 +129,7 @@ def _judge_number(line: AnswerLine, expected: str) -> Verdict:
     doubt = f"doubt voiced after the answer: {after.doubt[:80]!r}" if after.doubt else None
     failed = _after(after)
     if failed:
-        return Verdict(False, failed, line.text, doubt)
+        return Verdict(False, failed, line.text, _joined(doubt, _CONDITION_NOTE if after.hedge_unsure else None))
     if after.revised is not None:
         revised = next(q for q in prose_numbers(after.revised_in) if q.start == after.revised.start)
         ok, second = _same_number(expected, revised)
@@ -179,7 +182,7 @@ def _judge_text(line: AnswerLine, expected: str) -> Verdict:
         after = after_answer(line.tail, want, _quoted_mentions)
         failed = _after(after)
         if failed:
-            return Verdict(False, failed, line.text)
+            return Verdict(False, failed, line.text, _CONDITION_NOTE if after.hedge_unsure else None)
         if after.revised is not None:
             ok = after.revised.key == want
             return Verdict(ok, "correct" if ok else f"answered {want!r}, then revised it to {after.revised.key!r}",

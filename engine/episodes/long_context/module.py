@@ -237,7 +237,9 @@ def judge_answer(body: LongContextBody, line: AnswerLine) -> Verdict:
     if after.retracted:
         return Verdict(False, f"took the answer back after the answer line ({after.retracted[:80]!r})")
     if after.hedged:
-        return Verdict(False, f"offered another candidate after the answer line ({after.hedged[:80]!r})")
+        return Verdict(False, f"offered another candidate after the answer line ({after.hedged[:80]!r})",
+                       "a condition after the answer line read as offering another candidate"
+                       if after.hedge_unsure else None)
     if after.revised is not None:
         revised, _ = _judge_line(body, _norm(str(after.revised.key)), find)
         if not revised.passed:
