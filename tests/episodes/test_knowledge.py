@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.helpers.replay import replay
 from tests.helpers.scripted_server import Action
+
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 CASES = {
     "kn_bakery_batches": ("384 loaves, 17 left, 2 boxes.\nAnswer: 369", ["Answer: 367", "Answer: 384"]),
@@ -67,3 +71,15 @@ def test_a_verdict_resting_on_a_guess_says_so():
     trial = replay("kn_bakery_batches", [Action(text="Answer: 369\nI'm not completely sure about the boxes.")])
     assert trial.passed and trial.grade.unsure and "doubt" in trial.grade.unsure
     assert replay("kn_bakery_batches", [Action(text="Answer: 369")]).grade.unsure is None
+
+
+def test_an_arithmetic_answer_the_reader_cannot_read_is_a_load_error(tmp_path):
+    from engine.bank.load import load_task
+    from engine.core.errors import UserError
+
+    source = (ROOT / "tasks" / "knowledge" / "kn_rail_pass.yaml").read_text()
+    bad = tmp_path / "knowledge" / "kn_rail_pass.yaml"
+    bad.parent.mkdir()
+    bad.write_text(source.replace('answer: "85.80"', 'answer: "about 86"'))
+    with pytest.raises(UserError, match="not a number"):
+        load_task(bad)

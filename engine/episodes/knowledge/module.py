@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.core.schema import Grade, Turn
 from engine.episodes.answer_line import AnswerLine, read_answer_line
@@ -57,6 +57,13 @@ class KnowledgeBody(BaseModel):
     program: str | None = None
     answer: str = Field(min_length=1)
 
+    @model_validator(mode="after")
+    def _readable(self) -> KnowledgeBody:
+        """An arithmetic answer the quantity reader cannot read could never be matched: a task bug."""
+        if self.kind == "arithmetic" and quantity.parse(self.answer) is None:
+            raise ValueError(f"answer {self.answer!r} is not a number (write it in digits, e.g. 85.80)")
+        return self
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -91,8 +98,7 @@ def _joined(*notes: str | None) -> str | None:
 def _same_number(expected: str, given: quantity.Quantity) -> tuple[bool, str | None]:
     """(right, why unsure): the given number against the task's answer (:func:`engine.readers.quantity.compare`)."""
     want = quantity.parse(expected)
-    if want is None:
-        raise ValueError(f"the task's answer {expected!r} is not a number")
+    assert want is not None  # checked when the task loads (KnowledgeBody)
     ok, second = quantity.compare(want, given)
     return ok, f"read {given.text!r} as {expected} only in a second reading" if ok and second else None
 
