@@ -39,6 +39,7 @@ Whether a stated quantity is the expected one (:func:`compare`):
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -424,19 +425,28 @@ _CLAUSE_BREAK = re.compile(r"[,;]\s|\s(?:and|but|while|whereas|whilst)\s|[.!?](?
 _SENTENCE_BREAK = re.compile(r"[.!?](?=\s|$)|\n")
 
 
-def _around(text: str, start: int, end: int, breaks: re.Pattern[str]) -> str:
-    cuts = list(breaks.finditer(text))
-    left = max((m.end() for m in cuts if m.end() <= start), default=0)
-    right = min((m.start() for m in cuts if m.start() >= end), default=len(text))
-    return text[left:right]
-
-
-def said_of(text: str, quantity: Quantity, names: Sequence[str]) -> tuple[tuple[str, ...], bool]:
-    """Which of ``names`` the figure at ``quantity`` is said of: the names in its clause, else in its
-    sentence, else none; and whether they came from its clause (``True``) or only from its sentence."""
-    for breaks, close in ((_CLAUSE_BREAK, True), (_SENTENCE_BREAK, False)):
-        part = _around(text, quantity.start, quantity.end, breaks).lower()
-        named = tuple(n for n in names if re.search(rf"(?<![^\W_]){re.escape(n.lower())}(?![^\W_])", part))
-        if named:
-            return named, close
-    return (), False
+def said_of(text: str, figures: Sequence[Quantity], names: Sequence[str]) -> list[tuple[tuple[str, ...], bool]]:
+    """For each figure, which of ``names`` it is said of: the names in its clause, else in its sentence,
+    else none; and whether they came from its clause (``True``) or only from its sentence. The text is
+    scanned once, whatever the number of figures."""
+    levels = []
+    for breaks in (_CLAUSE_BREAK, _SENTENCE_BREAK):
+        cuts = list(breaks.finditer(text))
+        levels.append(([m.end() for m in cuts], [m.start() for m in cuts]))
+    where = {n: [m.start() for m in re.finditer(rf"(?<![^\W_]){re.escape(n)}(?![^\W_])", text, re.IGNORECASE)]
+             for n in names}
+    out = []
+    for figure in figures:
+        found: tuple[tuple[str, ...], bool] = ((), False)
+        for (ends, starts), close in zip(levels, (True, False), strict=True):
+            i = bisect.bisect_right(ends, figure.start) - 1
+            left = ends[i] if i >= 0 else 0
+            j = bisect.bisect_left(starts, figure.end)
+            right = starts[j] if j < len(starts) else len(text)
+            named = tuple(n for n in names if bisect.bisect_left(where[n], left) < len(where[n])
+                          and where[n][bisect.bisect_left(where[n], left)] < right)
+            if named:
+                found = (named, close)
+                break
+        out.append(found)
+    return out

@@ -29,6 +29,7 @@ value, subordinators, the coordinators and modal words of a hedge, and the disco
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -58,22 +59,21 @@ _SET_ASIDE_AFTER = re.compile(
     re.IGNORECASE)
 
 
-def _scope_start(text: str, at: int) -> int:
-    ends = [m.end() for m in _SCOPE_END.finditer(text, 0, at)]
-    return ends[-1] if ends else 0
-
-
-def _scope_end(text: str, at: int) -> int:
-    m = _SCOPE_END.search(text, at)
-    return m.start() if m else len(text)
+# How far from a value its negation is looked for: both patterns need only a few words, and a bound keeps
+# the reader linear on a reply of any length.
+_REACH = 160
 
 
 def set_aside(text: str, start: int, end: int, since: int = 0, until: int | None = None) -> bool:
     """Whether the value at ``text[start:end]`` is negated or dated. ``since``/``until`` bound the words
     looked at (a grader passes the neighbouring values' ends, so that one value's negation is not read as
     another's: in "from Priya to Dana" only Priya is set aside)."""
-    before = text[max(since, _scope_start(text, start)):start]
-    after = text[end:min(until if until is not None else len(text), _scope_end(text, end))]
+    before = text[max(since, start - _REACH):start]
+    ends = [m.end() for m in _SCOPE_END.finditer(before)]
+    before = before[ends[-1]:] if ends else before
+    after = text[end:min(until if until is not None else len(text), end + _REACH)]
+    cut = _SCOPE_END.search(after)
+    after = after[:cut.start()] if cut else after
     return bool(_SET_ASIDE_BEFORE.search(before) or _SET_ASIDE_AFTER.search(after))
 
 
@@ -127,16 +127,27 @@ class Mention:
     key: object
 
 
-def _segment(text: str, at: int) -> tuple[int, int, bool]:
-    """(start, end, in parentheses) of the head or aside that holds position ``at``."""
-    for m in _PAREN.finditer(text):
-        if m.start() < at < m.end():
-            return m.start() + 1, m.end() - 1, True
-    blanked = _PAREN.sub(lambda m: " " * len(m.group(0)), text)
-    breaks = [m for m in _ASIDE_BREAK.finditer(blanked)]
-    start = max((m.end() for m in breaks if m.end() <= at), default=0)
-    end = min((m.start() for m in breaks if m.start() >= at), default=len(text))
-    return start, end, False
+class _Segments:
+    """The parentheses and aside breaks of one line, found once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.parens = [(m.start(), m.end()) for m in _PAREN.finditer(text)]
+        blanked = _PAREN.sub(lambda m: " " * len(m.group(0)), text)
+        breaks = list(_ASIDE_BREAK.finditer(blanked))
+        self.ends = [m.end() for m in breaks]
+        self.starts = [m.start() for m in breaks]
+
+    def at(self, at: int) -> tuple[int, int, bool]:
+        """(start, end, in parentheses) of the head or aside that holds position ``at``."""
+        i = bisect.bisect_right(self.parens, (at, len(self.text))) - 1
+        if i >= 0 and self.parens[i][0] < at < self.parens[i][1]:
+            return self.parens[i][0] + 1, self.parens[i][1] - 1, True
+        i = bisect.bisect_right(self.ends, at) - 1
+        start = self.ends[i] if i >= 0 else 0
+        j = bisect.bisect_left(self.starts, at)
+        end = self.starts[j] if j < len(self.starts) else len(self.text)
+        return start, end, False
 
 
 def roles(text: str, mentions: Sequence[Mention]) -> list[tuple[Mention, Role]]:
@@ -147,12 +158,13 @@ def roles(text: str, mentions: Sequence[Mention]) -> list[tuple[Mention, Role]]:
     the first value of its asides is the head."""
     ordered = sorted(mentions, key=lambda m: m.start)
     rejected = set_aside_each(text, [(m.start, m.end) for m in ordered])
+    segments = _Segments(text)
     out: list[tuple[Mention, Role]] = []
     for m, is_rejected in zip(ordered, rejected, strict=True):
         if is_rejected:
             out.append((m, "set aside"))
             continue
-        start, end, in_parens = _segment(text, m.start)
+        start, end, in_parens = segments.at(m.start)
         if start == 0 and not in_parens:
             out.append((m, "head"))
             continue
@@ -245,12 +257,13 @@ def committed_number(candidate: str) -> Quantity | None:
     """The number one candidate commits to: after the last ``=`` (or arrow, "total") that a number
     follows, outside parentheses, not set aside; the first such number there. None when it holds none."""
     outside = _PAREN.sub(lambda m: " " * len(m.group(0)), candidate)
+    kept = _kept(outside, numbers(outside))
+    starts = [q.start for q in kept]
     for cut in reversed(list(_WORKING.finditer(outside))):
-        after = _kept(outside, numbers(outside))
-        after = [q for q in after if q.start >= cut.end()]
-        if after:
-            return after[0]
-    found = _kept(outside, numbers(outside)) or numbers(candidate)
+        i = bisect.bisect_left(starts, cut.end())
+        if i < len(kept):
+            return kept[i]
+    found = kept or numbers(candidate)
     return found[0] if found else None
 
 
@@ -376,14 +389,15 @@ def _concluded(sentence: str) -> Quantity | None:
     or closes ("369 in total"), outside parentheses and not set aside."""
     outside = _PAREN.sub(lambda m: " " * len(m.group(0)), sentence)
     found = _kept(outside, prose_numbers(outside))
+    starts, ends = [q.start for q in found], [q.end for q in found]
     for marker in reversed(list(_CONCLUDES.finditer(outside))):
-        before = [q for q in found if q.end <= marker.start()]
-        if before and _CONCLUDES_AFTER_NUMBER.match(outside[before[-1].end:]) \
-                and not outside[before[-1].end:marker.start()].strip(" ,"):
-            return before[-1]
-        after = [q for q in found if q.start >= marker.end()]
-        if after:
-            return after[0]
+        i = bisect.bisect_right(ends, marker.start()) - 1  # the last number before the marker
+        if i >= 0 and _CONCLUDES_AFTER_NUMBER.match(outside[found[i].end:]) \
+                and not outside[found[i].end:marker.start()].strip(" ,"):
+            return found[i]
+        j = bisect.bisect_left(starts, marker.end())  # the first number after it
+        if j < len(found):
+            return found[j]
     return None
 
 

@@ -64,7 +64,7 @@ def _says_quantity(text: str, option: str, want: Quantity, seed: WorldState | No
     if figure is None or figure.subject is None:
         return Said(True, unsure=found.unsure)
     names = (figure.subject, *figure.others)
-    readings = [(q, *said_of(text, q, names)) for q in matches]
+    readings = [(q, named, close) for q, (named, close) in zip(matches, said_of(text, matches, names), strict=True)]
     if any(figure.subject in named or not named for _, named, _ in readings):
         return Said(True, unsure=found.unsure)
     q, named, close = readings[0]

@@ -201,7 +201,7 @@ def test_a_match_only_through_a_second_reading_is_unsure():
 ])
 def test_said_of_names_the_thing_in_the_figures_clause_then_its_sentence(text, named, close):
     figure = next(q for q in quantities(text) if q.value == Decimal("27.5"))
-    found, in_clause = said_of(text, figure, ("valencia", "seville", "porto"))
+    ((found, in_clause),) = said_of(text, [figure], ("valencia", "seville", "porto"))
     assert found == named and (in_clause == close or not named)
 
 

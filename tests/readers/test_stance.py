@@ -207,3 +207,14 @@ def test_an_answer_affirmed_again_undoes_a_hedge_and_a_condition_alone_is_an_uns
     assert not after("The bakery probably sells 367 loaves on a Monday.").hedged
     # a condition about something else's figure offers no answer
     assert not after("If she bought single tickets, she would pay 181.80.", "85.80").hedged
+
+
+def test_the_reader_stays_fast_on_a_reply_of_any_length():
+    import time
+
+    filler = "so 367 loaves (not 384) and 2 boxes, or maybe 402 if wait; " * 3000  # about 180,000 characters
+    started = time.monotonic()
+    closing_number(filler)
+    after(filler.replace("; ", ".\n"))
+    roles(filler, [Mention(m, m + 3, "367") for m in range(3, len(filler), 60)][:2000])
+    assert time.monotonic() - started < 20

@@ -108,3 +108,12 @@ def test_answer_failures_count_checks_and_carry_unsure_notes(seed):
     result = answer_failures(checks, "Valencia: 27.5 °C", [Message(to="ops@x.example", subject="", body="38 km/h")],
                              seed)
     assert result.failures == []
+
+
+def test_a_figure_check_stays_fast_on_a_long_answer(seed):
+    import time
+
+    text = "Valencia 27.5 °C, Seville 31 °C; " * 5000  # about 165,000 characters, 5,000 matching figures
+    started = time.monotonic()
+    assert says(text, "27.5", seed).ok
+    assert time.monotonic() - started < 20

@@ -41,7 +41,7 @@ _PRINTS = re.compile(
 # A value followed by its explanation: "fdb3 (the initials and the count)", "fdb3 — initials plus 3",
 # "fdb3, because the initials are reversed", "fdb3 since ...".
 _EXPLAINED = re.compile(r"^(\S+)\s+(?:\((.*)\)|[—–]\s+(.*)|-\s+(.*))$")
-_PROSE_AFTER = re.compile(r"^(\S+?)[,;]?\s+((?:[^\W\d_]+\b\W*){2,}.*)$")
+_PROSE_AFTER = re.compile(r"^(\S+?)[,;]?\s+((?:[^\W\d_]+\b\W*){2}.*)$")
 # Working before the printed value: "initials + str(3) = fdb3", "'fdb' + '3' → fdb3".
 _RESULT_AFTER = re.compile(r"(?:=|→|->|⇒|=>)\s*([^=→⇒]+)$")
 # Values a sentence after a text answer can name: code spans and quoted text.
