@@ -253,6 +253,15 @@ def first_try_code_rate(run: RunFile) -> float | None:
     return sum(flags) / len(flags) if flags else None
 
 
+def unsure_share(run: RunFile) -> float | None:
+    """Share of scorable trials whose verdict rests on a check that could not decide from the text
+    (``Grade.unsure``); None when nothing was scored."""
+    graded = [t for t in run.trials if t.scorable and t.grade is not None]
+    if not graded:
+        return None
+    return sum(t.grade.unsure is not None for t in graded if t.grade is not None) / len(graded)
+
+
 def score_run(
     run: RunFile,
     k: int | None = None,

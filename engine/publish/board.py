@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from engine.analysis.judge import NEVER_SENT, JudgedScore, score_judged
 from engine.analysis.loaded_run import LoadedRun, load_runs
-from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, board_k, check_preset
+from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, board_k, check_preset, unsure_share
 from engine.analysis.stats import ALPHA, PairVerdict, Separability, model_interval, separability
 from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
@@ -176,6 +176,8 @@ class Row(_Model):
     first_try_code_rate: float | None
     # Share of the trials sent to the judge whose verdict was applied; None for an unjudged row.
     judge_coverage: float | None
+    # Share of scored trials whose verdict rests on a check that could not decide from the text.
+    unsure_share: float | None = None
     uncovered_modules: list[str]
     changed_verdicts: int
     modules: list[ModuleCell]
@@ -671,6 +673,7 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
                 prefill_tps=prefill,
                 first_try_code_rate=score.card.first_try_code_rate,
                 judge_coverage=coverage,
+                unsure_share=unsure_share(run),
                 uncovered_modules=score.uncovered_modules if judged else [],
                 changed_verdicts=score.changed_verdicts if judged else 0,
                 modules=cells,

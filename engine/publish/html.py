@@ -236,6 +236,7 @@ def detail_panel(board: Board, links: Links) -> str:
         '<th data-sort="num">Judged det</th><th data-sort="num">Judged pass</th>'
         '<th data-sort="num">Tasks</th><th data-sort="num">Run time (min)</th>'
         '<th data-sort="num">tok/s</th><th data-sort="num">First-try code</th>'
+        '<th data-sort="num" title="share of verdicts resting on a check that could not decide">Unsure</th>'
     )
     rows = []
     for r in board.rows:
@@ -252,7 +253,8 @@ def detail_panel(board: Board, links: Links) -> str:
             f"<td{data_v(r.tasks_scored)}>{r.tasks_scored}</td>"
             f"<td{data_v(r.run_time_min)}>{fmt(r.run_time_min)}</td>"
             f"<td{data_v(r.decode_tps)}>{fmt(r.decode_tps)}</td>"
-            f"<td{data_v(r.first_try_code_rate)}>{fmt_share(r.first_try_code_rate)}</td></tr>"
+            f"<td{data_v(r.first_try_code_rate)}>{fmt_share(r.first_try_code_rate)}</td>"
+            f"<td{data_v(r.unsure_share)}>{fmt_share(r.unsure_share)}</td></tr>"
         )
     return (
         '<p class="lb-note">Every score is on the 0–100 scale. Module columns: raw det score with the judge’s '
@@ -421,6 +423,7 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
             ("Prefill", f"{fmt(row.prefill_tps)} tok/s"),
             ("First-try code", fmt_share(row.first_try_code_rate)),
             ("Judge coverage", coverage),
+            ("Verdicts on an unsure check", fmt_share(row.unsure_share)),
             ("Verdicts changed by judge", str(row.changed_verdicts)),
             ("Tasks scored", f"{row.tasks_scored} ({row.tasks_excluded} dropped)"),
             ("Trials excluded (infra)", str(row.trials_excluded)),
