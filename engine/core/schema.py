@@ -264,6 +264,9 @@ class Provenance(Strict):
     server: dict[str, Any] = Field(default_factory=dict)
     # Tasks selected but not run, with the reason (no sandbox for code, context too small ...).
     skipped_tasks: dict[str, str] = Field(default_factory=dict)
+    # The limits the code sandbox enforced on this host, in words (which held by the kernel's accounting,
+    # which only by an rlimit); empty when no code task ran or for files from before this was recorded.
+    sandbox_limits: list[str] = Field(default_factory=list)
     started_at: str
     finished_at: str | None = None
     duration_s: float = 0.0

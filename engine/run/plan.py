@@ -35,6 +35,7 @@ class RunPlan:
     endpoint: str  # the request's, or the embedded server's
     tasks: tuple[LoadedTask, ...]  # what runs, in bank order (code tasks skipped for want of a sandbox are not)
     skipped_tasks: Mapping[str, str]  # task id -> why it does not run
+    sandbox_limits: tuple[str, ...]  # the limits the code sandbox enforces here, in words
     # What the result file records as the run's settings, everything resolved: the trials (with
     # --add-trials), the sampler, the concurrency, the sandbox backend.
     settings: RunSettings
@@ -140,6 +141,7 @@ async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: S
         endpoint=endpoint,
         tasks=runnable,
         skipped_tasks=MappingProxyType(dict(sandbox.skipped)),
+        sandbox_limits=sandbox.limits,
         settings=settings,
         top_p=facts.top_p,
         server_kind=facts.kind,

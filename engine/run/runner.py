@@ -208,6 +208,7 @@ class Runner:
                 served_context=plan.served_context,
                 server=_server_meta(plan, client, advice),
                 skipped_tasks=dict(plan.skipped_tasks),
+                sandbox_limits=list(plan.sandbox_limits),
                 started_at=plan.header.started_at,
                 finished_at=utc_now(),
                 duration_s=round(plan.previous_duration_s + wall, 3),
