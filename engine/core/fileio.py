@@ -33,6 +33,20 @@ def atomic_write_text(path: Path, text: str) -> None:
         os.close(dir_fd)
 
 
+def set_aside(path: Path) -> Path | None:
+    """Move ``path`` out of the way as ``<name>.bak`` (or ``.bak1``, ``.bak2`` ... when taken) instead of
+    deleting anyone's work; None when there is nothing there."""
+    if not path.exists():
+        return None
+    backup = path.with_name(path.name + ".bak")
+    n = 1
+    while backup.exists():
+        backup = path.with_name(f"{path.name}.bak{n}")
+        n += 1
+    path.rename(backup)
+    return backup
+
+
 def read_text(path: Path, what: str, fix: str = "") -> str:
     """The UTF-8 text of ``path``. A missing, unreadable or non-UTF-8 file is a ``UserError`` that names the
     file, where the bad byte is, and ``fix``."""

@@ -216,6 +216,9 @@ class RunSettings(Strict):
     filter: str | None = None
     thinking: bool | None = None
     temperature: float | None = None
+    # Nucleus sampling sent with every request (--top-p, default 0.95). None: a file written before top_p was
+    # recorded (the bench then sent --top-p or the default).
+    top_p: float | None = None
     seed: int = 0
     max_tokens: int | None = None
     concurrency: int = 1

@@ -18,10 +18,7 @@ from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text, read_text
 from engine.core.schema import CheckpointHeader, RunSettings, TrialRecord
 from engine.core.scrub import scrub
-
-# Settings that change what the model sees. Concurrency, the endpoint's address and the task selection do
-# not, so a run may be resumed with more workers, on a restarted server, or with a wider filter.
-FINGERPRINT_FIELDS = ("model", "thinking", "temperature", "seed", "max_tokens")
+from engine.run.resume_rule import MUST_MATCH
 
 
 def checkpoint_path(output: Path) -> Path:
@@ -29,14 +26,10 @@ def checkpoint_path(output: Path) -> Path:
 
 
 def fingerprint(settings: RunSettings) -> str:
-    picked = {name: getattr(settings, name) for name in FINGERPRINT_FIELDS}
+    """A short hash of the settings a resume must match, for a person reading the header (the resume rule
+    compares the settings themselves: ``engine.run.resume_rule``)."""
+    picked = {name: getattr(settings, name) for name in MUST_MATCH}
     return hashlib.sha256(json.dumps(picked, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def describe_mismatch(old: RunSettings, new: RunSettings) -> str:
-    diffs = [f"{n}: {getattr(old, n)!r} then, {getattr(new, n)!r} now" for n in FINGERPRINT_FIELDS
-             if getattr(old, n) != getattr(new, n)]
-    return "; ".join(diffs)
 
 
 class Checkpoint:
@@ -89,16 +82,3 @@ class Checkpoint:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
-
-    def set_aside(self) -> Path | None:
-        """Move an existing checkpoint out of the way (``--no-resume``) instead of deleting anyone's work."""
-        if not self.path.exists():
-            return None
-        backup = self.path.with_name(self.path.name + ".bak")
-        n = 1
-        while backup.exists():
-            backup = self.path.with_name(f"{self.path.name}.bak{n}")
-            n += 1
-        self.path.rename(backup)
-        return backup
-

@@ -155,7 +155,7 @@ class Runner:
         client = ChatClient(ClientSettings(
             endpoint=plan.endpoint, model=settings.model, api_key=request.api_key, temperature=settings.temperature,
             thinking=settings.thinking, max_retries=request.max_retries, backoff_s=request.backoff_s,
-            timeout_s=request.request_timeout_s, top_p=plan.top_p, server_kind=plan.server_kind,
+            timeout_s=request.request_timeout_s, top_p=settings.top_p, server_kind=plan.server_kind,
             served_context=plan.served_context, sampler=servers.sampler_fields(plan.server_kind),
             limits=request.limits, stop_loops=request.stop_loops,
         ))
@@ -219,8 +219,8 @@ class Runner:
         write_run_file(request.output, run)
         for line in advice:
             print(line, file=sys.stderr)
-        if not plan.keep_checkpoint:
-            checkpoint.path.unlink(missing_ok=True)
+        # Every trial that stands is in the file now (the resume rule refuses a run that would leave one out).
+        checkpoint.path.unlink(missing_ok=True)
         return run
 
 
