@@ -86,7 +86,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", choices=("full", "fast"), help="full bank (39 tasks) or the fast subset (17)")
     p.add_argument("--filter", "-k", dest="pattern", help="only tasks whose id matches this glob or substring")
     p.add_argument("--modules", type=_modules, help=f"comma-separated subset of: {','.join(MODULE_NAMES)}")
-    p.add_argument("--output", "-o", type=Path, help="result file (default results/<model>_raw_results.json)")
+    p.add_argument("--output", "-o", type=Path,
+                   help="result file; .json is added to a name without it (default "
+                        "results/<model>_raw_results.json)")
     p.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
                    help="continue an interrupted run from its checkpoint, or add to a finished one (default "
                         "on); a change that would drop or mix trials is refused; --no-resume starts over, "

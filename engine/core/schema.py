@@ -63,9 +63,10 @@ TruncationClass = Literal["none", "incomplete", "degenerate"]
 
 
 class Strict(BaseModel):
-    """Base for every file model: unknown keys are errors."""
+    """Base for every file model: unknown keys are errors, and so is a number JSON cannot hold (Infinity,
+    NaN: a file with one is not JSON, whatever Python's parser accepts)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 # --------------------------------------------------------------------------------------------------------

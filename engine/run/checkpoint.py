@@ -6,6 +6,7 @@ command picks up exactly the trials that are missing.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -74,11 +75,20 @@ class Checkpoint:
 
     def append(self, trial: TrialRecord) -> None:
         assert self._handle is not None, "open() the checkpoint first"
-        self._handle.write(scrub(trial.model_dump_json()) + "\n")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        try:
+            self._handle.write(scrub(trial.model_dump_json()) + "\n")
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        except OSError as exc:
+            # A line cut by a full disk is the last line, which the reader drops: that trial runs again.
+            raise UserError(f"{self.path}: cannot add a trial to the checkpoint: {exc.strerror or exc}; the "
+                            "trials before it are kept: free some space, then issue the same command again "
+                            "to resume") from exc
 
     def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            # Every line was flushed as it was added; what close could still fail on is a line a full disk
+            # cut, which the reader drops (that trial runs again).
+            with contextlib.suppress(OSError):
+                handle.close()

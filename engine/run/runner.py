@@ -17,7 +17,7 @@ from pathlib import Path
 
 from engine import __version__
 from engine.bank.load import task_set_hash
-from engine.core.errors import ContextOverflow, InfraError, ModelFailure, Truncated
+from engine.core.errors import ContextOverflow, InfraError, ModelFailure, Truncated, UserError
 from engine.core.results import write_run_file
 from engine.core.schema import Grade, Provenance, RunFile, TrialRecord, Turn
 from engine.episodes import MODULES
@@ -184,9 +184,17 @@ class Runner:
                     self.on_trial(record)
                 progress.advance(record)
 
+        workers = [asyncio.ensure_future(worker()) for _ in range(settings.concurrency)]
         try:
             with progress:
-                await asyncio.gather(*(worker() for _ in range(settings.concurrency)))
+                await asyncio.gather(*workers)
+        except BaseException:
+            # One worker failed (the checkpoint cannot be written ...): stop the others before the checkpoint
+            # closes, so that none finishes a trial it can no longer record.
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            raise
         finally:
             checkpoint.close()
             await client.aclose()
@@ -216,7 +224,11 @@ class Runner:
             task_hashes={t.id: t.hash for t in plan.tasks},
             trials=results,
         )
-        write_run_file(request.output, run)
+        try:
+            write_run_file(request.output, run)
+        except UserError as exc:
+            raise UserError(f"{exc}. Every trial is kept in {checkpoint.path}: issue the same command again to "
+                            "write the result file from it") from exc
         for line in advice:
             print(line, file=sys.stderr)
         # Every trial that stands is in the file now (the resume rule refuses a run that would leave one out).
