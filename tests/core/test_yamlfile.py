@@ -83,3 +83,16 @@ def test_a_few_aliases_and_deep_nesting_still_read(tmp_path):
     path.write_text(_bomb(3) + "deep: " + "[" * 2000 + "]" * 2000 + "\n")
     data = read_mapping(path, "task file")
     assert len(data["a2"]) == 9 and data["a2"][0] is data["a1"]
+
+
+def test_the_judge_reads_task_files_through_the_same_bound(tmp_path):
+    from engine.analysis.judge import load_task_contexts
+
+    bank = tmp_path / "knowledge"
+    bank.mkdir()
+    (bank / "kn_bomb.yaml").write_text("id: kn_bomb\n" + _bomb(10) + "title: *a9\n")
+    (bank / "kn_ok.yaml").write_text("id: kn_ok\ntitle: fine\n")
+    started = time.perf_counter()
+    contexts = load_task_contexts(tmp_path, ["kn_bomb", "kn_ok"])
+    assert time.perf_counter() - started < 2
+    assert set(contexts) == {"kn_ok"} and contexts["kn_ok"].title == "fine"
