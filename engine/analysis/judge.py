@@ -32,13 +32,13 @@ from pathlib import Path
 from typing import Literal
 
 import httpx
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, score_run
 from engine.core.errors import BenchError, UserError
 from engine.core.results import RAW_SUFFIX, read_json_model, write_json_model
 from engine.core.schema import RunFile, TrialRecord, Turn
+from engine.core.yamlfile import read_mapping
 from engine.episodes import SPECS
 from engine.episodes.spec import JudgePolicy
 from engine.model.client import ChatClient, ClientSettings
@@ -317,8 +317,8 @@ def load_task_contexts(tasks_dir: Path | None, task_ids: Iterable[str]) -> dict[
         if path.stem not in wanted:
             continue
         try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError):
+            raw = read_mapping(path, "task file")  # the one bounded reader: an alias bomb is refused there
+        except UserError:
             continue
         if isinstance(raw, dict) and raw.get("id") == path.stem:
             out[path.stem] = TaskContext(

@@ -86,9 +86,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", choices=("full", "fast"), help="full bank (39 tasks) or the fast subset (17)")
     p.add_argument("--filter", "-k", dest="pattern", help="only tasks whose id matches this glob or substring")
     p.add_argument("--modules", type=_modules, help=f"comma-separated subset of: {','.join(MODULE_NAMES)}")
-    p.add_argument("--output", "-o", type=Path, help="result file (default results/<model>_raw_results.json)")
+    p.add_argument("--output", "-o", type=Path,
+                   help="result file; .json is added to a name without it (default "
+                        "results/<model>_raw_results.json)")
     p.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
-                   help="continue an interrupted run from its checkpoint (default on)")
+                   help="continue an interrupted run from its checkpoint, or add to a finished one (default "
+                        "on); a change that would drop or mix trials is refused; --no-resume starts over, "
+                        "keeping the old files as .bak")
     p.add_argument("--max-tokens", type=_MAX_TOKENS,
                    help="completion budget per model call, 16 to 131072 (default: each task's own)")
     p.add_argument("--temperature", type=_TEMPERATURE,

@@ -63,9 +63,10 @@ TruncationClass = Literal["none", "incomplete", "degenerate"]
 
 
 class Strict(BaseModel):
-    """Base for every file model: unknown keys are errors."""
+    """Base for every file model: unknown keys are errors, and so is a number JSON cannot hold (Infinity,
+    NaN: a file with one is not JSON, whatever Python's parser accepts)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -220,6 +221,9 @@ class RunSettings(Strict):
     filter: str | None = None
     thinking: bool | None = None
     temperature: float | None = None
+    # Nucleus sampling sent with every request (--top-p, default 0.95). None: a file written before top_p was
+    # recorded (the bench then sent --top-p or the default).
+    top_p: float | None = None
     seed: int = 0
     max_tokens: int | None = None
     concurrency: int = 1

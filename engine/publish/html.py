@@ -4,8 +4,9 @@ The site's macros and hook and the single-file ``leaderboard.html`` all call the
 show the same thing. Rules kept here:
 
 * Every string that came from a result file or models.yaml goes through ``esc`` (model names, notes,
-  settings, task ids); a URL from models.yaml is shown only when it is http(s). JSON placed in a page has
-  ``<``, ``>`` and ``&`` written as unicode escapes, so no data can close its script element.
+  settings, task ids), which escapes HTML and writes braces as character references; a URL from models.yaml
+  is shown only when it is http(s). JSON placed in a page has ``<``, ``>`` and ``&`` written as unicode
+  escapes, so no data can close its script element.
 * No arithmetic: every number is a ``Board`` field, only formatted here (digits, percent sign, and a 0-1 score
   shown on the site's one 0-100 scale by ``fmt_pts``).
 * Links are made by a ``Links`` object, since the site links to pages and the single file to anchors.
@@ -33,8 +34,14 @@ SCROLL = '<div class="lb-scroll" tabindex="0" role="region" aria-label="table">'
 MAX_PAIRS_SHOWN = 300
 
 
+# Every template delimiter (``{{``, ``{%``, ``{#`` and their ends) needs a brace: written as character
+# references, braces look the same in a browser and no template engine that a page may meet can read them.
+_BRACES = str.maketrans({"{": "&#123;", "}": "&#125;"})
+
+
 def esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    """Text for HTML (an element's content or a quoted attribute): ``& < > " '`` escaped, braces too."""
+    return html.escape(str(value), quote=True).translate(_BRACES)
 
 
 def safe_json(data: Any) -> str:
