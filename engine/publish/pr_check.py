@@ -18,6 +18,7 @@ from engine.core.models_file import load_models
 from engine.core.results import RAW_SUFFIX, load_run_file
 from engine.publish.board import Board, board_from_dir
 from engine.publish.html import fmt
+from engine.publish.reference import flag_text
 
 
 def changed_files(base: str, root: Path) -> list[Path]:
@@ -70,7 +71,7 @@ def placement(board: Board, model: str) -> str:
     judge = {"judged": "judged", "partial": "partly judged ⚠", "fallback": "not judged (hatched)"}[
         row.judge_state
     ]
-    flags = "; ".join(f"{f.field} is `{f.value}` where most rows have `{f.common}`" for f in row.flags)
+    flags = "; ".join(flag_text(f) for f in row.flags)
     return (
         f"- `{model}`: **{fmt(row.headline)}**, tier **{row.tier}**, rank {row.rank} of {len(board.rows)}, "
         f"{judge}, size {row.size.label}. "
