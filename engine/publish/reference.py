@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from engine.core.reference_setting import ReferenceSetting
+from engine.core.results import recorded_top_p
 from engine.core.schema import RunFile
 
 
@@ -29,14 +30,6 @@ class SettingFlag(BaseModel):
 def _num(value: float | int | None) -> str:
     # 0 and 0.0, 1 and 1.0 are the same setting: one spelling for both sides.
     return "not recorded" if value is None else f"{value:g}"
-
-
-def recorded_top_p(run: RunFile) -> float | None:
-    """The top_p the run sent, as its server check recorded it (``provenance.server.sampler``); None for a
-    file that does not say."""
-    sampler = run.provenance.server.get("sampler")
-    value = sampler.get("top_p") if isinstance(sampler, dict) else None
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _sampling(temperature: float | None, top_p: float | None, seed: int) -> str:
