@@ -264,6 +264,16 @@ class Board(_Model):
                 return r
         raise KeyError(slug)
 
+    def neighbours(self, model: str) -> tuple[Row | None, Row | None]:
+        """The ranked rows listed just above and just below ``model``'s. Found by position, not by rank +/- 1:
+        tied rows share a rank, so the ranks around a row need not be consecutive."""
+        ranked = [r for r in self.rows if r.rank is not None]
+        names = [r.model for r in ranked]
+        if model not in names:
+            return None, None
+        i = names.index(model)
+        return (ranked[i - 1] if i > 0 else None), (ranked[i + 1] if i + 1 < len(ranked) else None)
+
 
 # ----------------------------------------------------------------------------------------------------------
 # Small pure helpers

@@ -56,9 +56,8 @@ def placement(board: Board, model: str) -> str:
     if row is None:
         return f"- `{model}`: not on the board built from this folder"
     if row.rank is None:
-        return f"- `{model}`: no task reached {board.k} scorable trials, so it is not ranked"
-    above = next((r for r in board.rows if r.rank == row.rank - 1), None)
-    below = next((r for r in board.rows if r.rank == row.rank + 1), None)
+        return f"- `{model}`: not ranked: {row.unranked_reason}"
+    above, below = board.neighbours(model)
     verdicts = []
     for other in (above, below):
         if other is None:

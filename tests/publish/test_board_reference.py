@@ -223,3 +223,17 @@ def test_invalid_setting_files_name_the_file_and_the_field(tmp_path: Path) -> No
     # YAML reads a bare on/off as a boolean; the file means the word.
     path.write_text(yaml.safe_dump(good).replace("thinking: per model card", "thinking: on"), encoding="utf-8")
     assert load_reference_setting(path).thinking == "on"
+
+
+def test_neighbours_are_found_by_position_across_a_tie(tmp_path: Path, fleet: list[Path]) -> None:
+    """The PR check names the rows around a new one; with ranks 1, 2, 2, 4 the rank-2 rows still have both."""
+    _renamed(fleet[1], "fleet-twin")
+    board = _board(tmp_path)
+    ranks = [r.rank for r in board.rows]
+    assert ranks == [1, 2, 2, 4, 5]
+    names = [r.model for r in board.rows]
+    for i, name in enumerate(names):
+        above, below = board.neighbours(name)
+        assert (above.model if above else None) == (names[i - 1] if i else None)
+        assert (below.model if below else None) == (names[i + 1] if i + 1 < len(names) else None)
+    assert board.neighbours("nobody") == (None, None)
