@@ -17,7 +17,7 @@ from engine.core.errors import UserError
 from engine.core.models_file import load_models
 from engine.core.results import RAW_SUFFIX, load_run_file
 from engine.publish.board import Board, board_from_dir
-from engine.publish.html import fmt
+from engine.publish.html import fmt, plural
 from engine.publish.reference import flag_text
 
 
@@ -110,9 +110,9 @@ def run_check(base: str, root: Path, results_dir: Path) -> str:
         return "\n".join(lines) + "\n"
     if results_dir.is_dir():
         board = board_from_dir(results_dir, root / "models.yaml")
-        lines += ["", f"### Where it lands (pass^{board.k}, {len(board.rows)} models)", ""]
+        lines += ["", f"### Where it lands (pass^{board.k}, {plural(len(board.rows), 'model')})", ""]
         for model in dict.fromkeys(changed_models + [n for n in rows if n not in changed_models]):
             lines.append(placement(board, model))
         s = board.separability
-        lines += ["", f"{s.separable_count} of {s.pair_count} pairs on the board are separable."]
+        lines += ["", f"{s.separable_count} of {plural(s.pair_count, 'pair')} on the board separable."]
     return "\n".join(lines) + "\n"
