@@ -36,7 +36,15 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from engine.analysis.judge import NEVER_SENT, JudgedScore, score_judged
 from engine.analysis.loaded_run import LoadedRun, load_runs
 from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, check_preset, unsure_share
-from engine.analysis.stats import ALPHA, PairVerdict, Separability, competition_ranks, model_interval, separability
+from engine.analysis.stats import (
+    ALPHA,
+    PairVerdict,
+    Separability,
+    competition_ranks,
+    model_interval,
+    ranking,
+    separability,
+)
 from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
 from engine.core.models_file import ModelEntry, ModelsFile, load_models
@@ -539,9 +547,13 @@ def _build_board(
         headline_card = score.card if state == "fallback" else score.judged_card
         scored.append(_Scored(item, score, state, headline_card))
 
-    table = separability([s.headline_card for s in scored], alpha=alpha)
-    by_name = {s.headline_card.model: s.headline_card for s in scored}
-    rank_of = competition_ranks([by_name[name] for name in table.ranking])
+    cards = [s.headline_card for s in scored]
+    # A row with nothing scored has no task to compare: its pairs would only add tests to Holm's correction and
+    # so move the other rows' verdicts, which a row that could not be scored must not do.
+    table = separability([c for c in cards if c.headline is not None], alpha=alpha)
+    ordered = ranking(cards)
+    rank_of = competition_ranks(ordered)
+    position = {c.model: i for i, c in enumerate(ordered)}
     slugs = unique_slugs([s.item.run.settings.model for s in scored])
     present = [m for m in MODULE_NAMES if any(m in s.score.card.modules for s in scored)]
 
@@ -667,7 +679,8 @@ def _build_board(
                 tasks=_task_rows(s.item, score),
             )
         )
-    rows.sort(key=lambda r: (r.rank is None, r.rank or 0, r.model))
+    # The ranking's order: headline, then det score and name inside a tie, unscored rows last.
+    rows.sort(key=lambda r: position[r.model])
     slug_of = {r.model: r.slug for r in rows}
     pairs = _pair_rows(table, slug_of)
     return Board(

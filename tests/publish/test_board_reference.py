@@ -237,3 +237,18 @@ def test_neighbours_are_found_by_position_across_a_tie(tmp_path: Path, fleet: li
         assert (above.model if above else None) == (names[i - 1] if i else None)
         assert (below.model if below else None) == (names[i + 1] if i + 1 < len(names) else None)
     assert board.neighbours("nobody") == (None, None)
+
+
+def test_an_unranked_row_moves_no_other_rows_pair_verdicts(tmp_path: Path, fleet: list[Path]) -> None:
+    _rewrite(fleet[2], _with_trials(2))
+    with_it = _board(tmp_path)
+    unranked = load_run_file(fleet[2]).settings.model
+    fleet[2].unlink()
+    without = _board(tmp_path)
+    # The unranked row is in no pair, and every other pair's verdict (Holm-corrected over the pairs shown) is
+    # what it is on a board without that row.
+    assert all(unranked not in (p.a, p.b) for p in with_it.separability.pairs)
+    assert with_it.separability == without.separability
+    assert [(r.model, r.rank, r.headline) for r in with_it.rows if r.model != unranked] == [
+        (r.model, r.rank, r.headline) for r in without.rows
+    ]
