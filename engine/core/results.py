@@ -80,6 +80,14 @@ def load_run_file(path: Path) -> RunFile:
     return read_json_model(path, RunFile, "result file")
 
 
+def recorded_top_p(run: RunFile) -> float | None:
+    """The top_p a run sent, as its server check recorded it (``provenance.server.sampler``; ``RunSettings``
+    has no field for it); None for a file that does not say."""
+    sampler = run.provenance.server.get("sampler")
+    value = sampler.get("top_p") if isinstance(sampler, dict) else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 def result_json_schema() -> dict:
     """The JSON Schema of the result file, exported to the docs."""
     return RunFile.model_json_schema()

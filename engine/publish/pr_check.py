@@ -17,7 +17,8 @@ from engine.core.errors import UserError
 from engine.core.models_file import load_models
 from engine.core.results import RAW_SUFFIX, load_run_file
 from engine.publish.board import Board, board_from_dir
-from engine.publish.html import fmt
+from engine.publish.html import fmt, plural
+from engine.publish.reference import flag_text
 
 
 def changed_files(base: str, root: Path) -> list[Path]:
@@ -55,9 +56,8 @@ def placement(board: Board, model: str) -> str:
     if row is None:
         return f"- `{model}`: not on the board built from this folder"
     if row.rank is None:
-        return f"- `{model}`: no task reached {board.k} scorable trials, so it is not ranked"
-    above = next((r for r in board.rows if r.rank == row.rank - 1), None)
-    below = next((r for r in board.rows if r.rank == row.rank + 1), None)
+        return f"- `{model}`: not ranked: {row.unranked_reason}"
+    above, below = board.neighbours(model)
     verdicts = []
     for other in (above, below):
         if other is None:
@@ -70,7 +70,7 @@ def placement(board: Board, model: str) -> str:
     judge = {"judged": "judged", "partial": "partly judged ⚠", "fallback": "not judged (hatched)"}[
         row.judge_state
     ]
-    flags = "; ".join(f"{f.field} is `{f.value}` where most rows have `{f.common}`" for f in row.flags)
+    flags = "; ".join(flag_text(f) for f in row.flags)
     return (
         f"- `{model}`: **{fmt(row.headline)}**, tier **{row.tier}**, rank {row.rank} of {len(board.rows)}, "
         f"{judge}, size {row.size.label}. "
@@ -110,9 +110,9 @@ def run_check(base: str, root: Path, results_dir: Path) -> str:
         return "\n".join(lines) + "\n"
     if results_dir.is_dir():
         board = board_from_dir(results_dir, root / "models.yaml")
-        lines += ["", f"### Where it lands (pass^{board.k}, {len(board.rows)} models)", ""]
+        lines += ["", f"### Where it lands (pass^{board.k}, {plural(len(board.rows), 'model')})", ""]
         for model in dict.fromkeys(changed_models + [n for n in rows if n not in changed_models]):
             lines.append(placement(board, model))
         s = board.separability
-        lines += ["", f"{s.separable_count} of {s.pair_count} pairs on the board are separable."]
+        lines += ["", f"{s.separable_count} of {plural(s.pair_count, 'pair')} on the board separable."]
     return "\n".join(lines) + "\n"

@@ -24,6 +24,7 @@ def repo(site_fleet: Path, tmp_path: Path) -> tuple[Path, str, list[Path]]:
     ref.mkdir(parents=True)
     files = sorted((site_fleet / "results").glob("fleet-*_raw_results.json"))
     held = files[-2:]
+    shutil.copy(site_fleet / "results" / "setting.yaml", ref / "setting.yaml")  # the declared reference setting
     for f in files[:-2]:
         shutil.copy(f, ref / f.name)
         judged = f.with_name(f.name.replace("_raw_results.json", "_judged.json"))
