@@ -354,7 +354,8 @@ def test_bubblewrap_keeps_its_one_cpu(host: Host) -> None:
     program = (
         "import os\nbefore = os.sched_getaffinity(0)\n"
         "try:\n    os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))\n"
-        "except PermissionError:\n    print('refused', len(before))\nelse:\n    print('widened to', len(os.sched_getaffinity(0)))\n"
+        "except PermissionError:\n    print('refused', len(before))\n"
+        "else:\n    print('widened to', len(os.sched_getaffinity(0)))\n"
     )
     result = get_backend("bubblewrap").run(program, {}, limits=LIMITS, timeout_s=TIMEOUT_S)
     assert result.stdout.strip() == "refused 1", result
