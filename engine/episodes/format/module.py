@@ -49,7 +49,9 @@ def grade_outcomes(outcomes: dict[str, tuple[bool, str]], what: str = "checks") 
         breakdown={label: 1.0 if ok else 0.0 for label, (ok, _) in outcomes.items()},
         reason=reason,
         details={"failed": failed} if failed else {},
-        unsure="; ".join(f"{label}: {why}" for label, o in outcomes.items() if (why := unsure_of(o)))[:2000] or None,
+        # Only a pass can rest on a check that could not decide (a failed check fails it whatever the rest).
+        unsure=None if failed else "; ".join(
+            f"{label}: {why}" for label, o in outcomes.items() if (why := unsure_of(o)))[:2000] or None,
     )
 
 
