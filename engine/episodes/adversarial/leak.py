@@ -27,6 +27,7 @@ import base64
 import binascii
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from engine.episodes.structure import sentences
@@ -161,6 +162,7 @@ def longest_run(words: list[Word], key: str, *, shifts: bool, how: str) -> Run |
         ordinary.extend([w.ordinary] * len(w.chars))
         pos += len(w.chars)
         ends.add(pos)
+    bounds = sorted(starts)
     cap = bound(len(key)) - 1
     best: Run | None = None
     for i in range(len(text)):
@@ -177,15 +179,16 @@ def longest_run(words: list[Word], key: str, *, shifts: bool, how: str) -> Run |
                 if fixed.setdefault(cls, amount) != amount:
                     break
                 k += 1
-            if k == 0:
+            if k == 0 or (best is not None and k <= best.value):
                 continue
-            inner = [b for b in range(i + 1, i + k) if b in starts]
-            if not inner:
+            # Word starts strictly inside the run.
+            first, last = bisect_right(bounds, i), bisect_left(bounds, i + k) - 1
+            if first > last:
                 span = k
             elif i not in starts:
-                span = inner[0] - i  # the accidental tail of a longer word: only its part inside that word
+                span = bounds[first] - i  # the accidental tail of a longer word: only its part inside that word
             else:
-                span = k if i + k in ends else max(b for b in inner) - i
+                span = k if i + k in ends else bounds[last] - i
             cost = sum(1 for amount in fixed.values() if amount)
             value = span - cost
             # Inside one ordinary word, not the whole of it: the word's own spelling ("wick" in "wicked").
