@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, score_run
 from engine.core.errors import BenchError, UserError
+from engine.core.fieldtypes import ModelName
 from engine.core.results import RAW_SUFFIX, read_json_model, write_json_model
 from engine.core.schema import RunFile, TrialRecord, Turn
 from engine.core.yamlfile import read_mapping
@@ -158,7 +159,7 @@ class ModuleCoverage(_Strict):
 class JudgedFile(_Strict):
     schema_version: int = JUDGED_SCHEMA_VERSION
     kind: Literal["judged"] = "judged"
-    model: str
+    model: ModelName
     raw_file: str
     raw_sha256: str
     judge: JudgeInfo
