@@ -226,8 +226,9 @@ def _check_names(rel: str, run: RunFile, models: ModelsFile | None) -> list[Find
                 f"with --model {row} or rename the row)") if row else ": add its row (CONTRIBUTING.md)"
         out.append(Finding(rel, "settings", "model", f"{name!r} has no models.yaml row of that name{hint}"))
     if rel != expected:
-        out.append(Finding(rel, "", "", f"the runner writes model {name!r}'s result file as {expected}: "
-                                        f"move it there (git mv {rel} {expected})"))
+        out.append(Finding(rel, "", "", f"model {name!r}'s result file is {expected} (the name the runner gives "
+                                        f"it, in the folder the board is built from): move it there "
+                                        f"(git mv {rel} {expected})"))
     return out
 
 

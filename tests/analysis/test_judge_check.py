@@ -78,3 +78,15 @@ def test_counts_thresholds_and_the_raw_files_hash_are_re_derived(judged) -> None
     # The raw file edited after judging: the hash no longer matches.
     raw.write_bytes(raw.read_bytes() + b"\n")
     assert ("judged file", "raw_sha256") in _check(file, raw)
+
+
+def test_a_reply_cut_at_the_token_limit_is_never_rescued() -> None:
+    from engine.analysis.judge import decide, trial_hard_gate
+    from engine.core.schema import Grade, TrialRecord
+    from tests.analysis.test_judge import reply
+
+    cut = TrialRecord(task_id="tl_x", task_hash="h", module="tools", trial=0, truncation="incomplete",
+                      error="the reply ran out", grade=Grade(score=0.0, passed=False, reason="truncated (incomplete)"))
+    gate = trial_hard_gate(cut)
+    assert gate == "truncated"
+    assert decide("tools", 0.0, False, gate, reply(True, 1.0)).status == "refused"

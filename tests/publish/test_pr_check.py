@@ -336,7 +336,7 @@ def test_a_non_ascii_file_name_is_read(pr, honest, capsys) -> None:
     pr.write(rel, honest)
     code, out, _ = pr.check(capsys)
     assert code == 2
-    assert f"- `{rel}`: the runner writes model 'qwen3-8b'" in plain(out)
+    assert f"- `{rel}`: model 'qwen3-8b''s result file is {QWEN}" in plain(out)
     # It was read and re-derived, not skipped as a quoted name.
     assert f"`{rel}`: model `qwen3-8b`, 15 trials" in out
 
