@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from engine.analysis.judge import JudgedFile, judged_path_for
+from engine.analysis.judge import JudgedFile
 from engine.analysis.judge_check import rederive_judged
 from engine.core.errors import UserError
 from engine.core.models_file import ModelsFile, load_models
@@ -34,6 +34,7 @@ from engine.publish.html import fmt
 from engine.publish.mdsafe import md_code, md_text
 from engine.publish.pr_files import Change, base_blob, changed_paths
 from engine.run.rederive import rederive_run
+from engine.run.rescore import regradable
 
 REFERENCE = "results/reference"
 REPORTED = "results/reported"
@@ -252,9 +253,8 @@ def _check_reference_rules(rel: str, run: RunFile) -> list[Finding]:
 
 
 def _checked_line(rel: str, run: RunFile) -> str:
-    graded = sum(1 for t in run.trials if t.grade is not None and t.error is None and t.truncation == "none")
-    code = sum(1 for t in run.trials if t.module == "code" and t.grade is not None and t.error is None
-               and t.truncation == "none")
+    graded = sum(1 for t in run.trials if regradable(t))
+    code = sum(1 for t in run.trials if regradable(t) and t.module == "code")
     tasks = len({t.task_id for t in run.trials})
     return (f"- {md_code(rel)}: model {md_code(run.settings.model)}, {len(run.trials)} trials of {tasks} tasks "
             f"at {run.settings.trials} per task re-derived: {graded} regraded from their transcripts ({code} code "
@@ -277,7 +277,8 @@ def run_check(base: str, root: Path, results_dir: Path, tasks_dir: Path,
         models = load_models(root / "models.yaml")
     except UserError as exc:
         problems += _user_error("models.yaml", exc, root)
-    rows = changed_model_rows(base, root, models) if models and any(c.path == "models.yaml" for c in changes) else []
+    models_changed = any(c.path == "models.yaml" for c in changes)
+    rows = changed_model_rows(base, root, models) if models is not None and models_changed else []
     if rows:
         result.checked.append("- models.yaml rows added or changed (valid): " + ", ".join(md_code(n) for n in rows))
 
@@ -330,14 +331,12 @@ def run_check(base: str, root: Path, results_dir: Path, tasks_dir: Path,
         run = inputs.raw.get(raw_rel)
         if not isinstance(judged, JudgedFile) or run is None:
             continue
-        if rel != judged_path_for(PurePosixPath(raw_rel)).as_posix():
-            problems.append(Finding(rel, "", "", f"the judge writes it as {judged_path_for(PurePosixPath(raw_rel))}"))
         found = rederive_judged(judged, root / raw_rel, run)
         problems += [Finding(rel, p.where, p.field, p.message) for p in found]
         moved = [v for v in judged.verdicts if v.status in ("rescued", "demoted")]
         result.checked.append(f"- {md_code(rel)}: {len(judged.verdicts)} verdicts re-applied under the judge's "
                               f"rules, against the SHA-256 of {md_code(raw_rel)}")
-        if moved:
+        if moved and not found:
             rescued = sum(v.status == "rescued" for v in moved)
             result.judge.append(f"- {md_code(rel)}: the judge moved {len(moved)} verdict(s) ({rescued} rescued, "
                                 f"{len(moved) - rescued} demoted), each within the rules; whether its answers "

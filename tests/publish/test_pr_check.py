@@ -253,6 +253,21 @@ def test_a_hand_written_judged_file_beside_an_untouched_raw_file_is_refused(pr, 
     assert "the raw file's is" not in text, "the facts each verdict records are the raw trial's"
 
 
+def test_a_judged_file_the_judge_wrote_passes(pr, honest, capsys) -> None:
+    from engine.analysis.judge import JudgeConfig, judge_run
+    from engine.core.results import load_run_file
+    from tests.helpers.scripted_server import Action, ScriptedServer
+
+    raw = _landed_honest_row(pr, honest)
+    verdict = Action(text=json.dumps({"passed": True, "score": 1.0, "reason": "the function is right"}))
+    with ScriptedServer(lambda body: verdict) as srv:
+        judged = judge_run(load_run_file(raw), raw, JudgeConfig(endpoint=srv.url, model="judge", max_retries=0))
+    pr.write(f"{REFERENCE}/qwen3-8b_judged.json", judged.model_dump(mode="json"))
+    code, out, _ = pr.check(capsys)
+    assert code == 0, out
+    assert f"`{REFERENCE}/qwen3-8b_judged.json`: 3 verdicts re-applied under the judge's rules" in out
+
+
 def test_a_judged_file_must_name_the_sha256_of_the_raw_file_it_judged(pr, honest, capsys) -> None:
     raw = _landed_honest_row(pr, honest)
     judged = _hand_judged(raw)
