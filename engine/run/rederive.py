@@ -103,11 +103,6 @@ def _record_problems(trial: TrialRecord) -> list[Problem]:
     where, out = _key(trial), []
     last = _last_assistant(trial)
     cut = last is not None and last.finish_reason == "length"
-    early_cut = [i for i, t in enumerate(trial.turns) if t.role == "assistant" and t.finish_reason == "length"
-                 and t is not last]
-    if early_cut:
-        out.append(Problem(where, "turns", f"turn {early_cut[0]} ran out of tokens, but the conversation goes on: "
-                                           "the runner ends a trial at its first cut reply"))
     excluded = trial.infra or trial.invalid_reason is not None
     if excluded:
         what = "infra" if trial.infra else "invalid_reason"
@@ -121,8 +116,8 @@ def _record_problems(trial: TrialRecord) -> list[Problem]:
             out.append(Problem(where, "truncation", "an excluded trial is not a truncation"))
         return out
     if trial.grade is None:
-        return out + [Problem(where, "grade", "a trial that is neither infra nor invalid has a grade; the "
-                                              "runner never leaves one out")]
+        return out + [Problem(where, "grade", "missing; only an excluded trial (infra or invalid) goes without "
+                                              "one, and this one is neither")]
     if cut or trial.truncation != "none":
         if not cut:
             out.append(Problem(where, "truncation", f"stored {trial.truncation!r}, but the last reply did not run "
@@ -232,10 +227,22 @@ def rederive_run(run: RunFile, tasks_dir: Path, *, sandbox_factory: Callable[[],
     for stored, derived in zip(run.trials, report.run.trials, strict=True):
         if regradable(stored) and derived is not stored and derived.grade is not None and stored.grade is not None:
             problems += compare_grades(_key(stored), stored.grade, derived.grade)
-    # A cut reply the file calls complete (truncation "none", no error) was regraded above as if whole.
     for trial in run.trials:
-        last = _last_assistant(trial)
-        if regradable(trial) and last is not None and last.finish_reason == "length":
-            problems.append(Problem(_key(trial), "truncation", "stored 'none', but the last reply ran out of tokens "
-                                                               "(finish_reason 'length'): such a trial fails"))
+        problems += _cut_problems(trial)
     return problems
+
+
+def _cut_problems(trial: TrialRecord) -> list[Problem]:
+    """The runner ends a trial at its first reply cut at the token limit, and records it as a truncation."""
+    last = _last_assistant(trial)
+    early = [i for i, t in enumerate(trial.turns) if t.role == "assistant" and t.finish_reason == "length"
+             and t is not last]
+    out = []
+    if early:
+        out.append(Problem(_key(trial), "turns", f"turn {early[0]} ran out of tokens, but the conversation goes on: "
+                                                 "the runner ends a trial at its first cut reply"))
+    if regradable(trial) and last is not None and last.finish_reason == "length":
+        # The file calls it complete (truncation "none", no error), and it was regraded above as if whole.
+        out.append(Problem(_key(trial), "truncation", "stored 'none', but the last reply ran out of tokens "
+                                                      "(finish_reason 'length'): such a trial fails"))
+    return out

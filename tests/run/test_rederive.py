@@ -145,3 +145,12 @@ def test_trials_must_match_settings_and_seeds_the_runner_gives(honest: RunFile) 
 
     twice = honest.model_copy(update={"trials": [*honest.trials, honest.trials[-1]]})
     assert any("more than once" in p.message for p in _problems(twice))
+
+
+def test_a_conversation_that_goes_on_after_a_cut_reply_is_refused(honest: RunFile) -> None:
+    def cut_then_more(t: TrialRecord) -> TrialRecord:
+        cut = t.turns[-1].model_copy(update={"finish_reason": "length"})
+        return t.model_copy(update={"turns": [*t.turns[:-1], cut, *t.turns[-2:]]})
+
+    problems = _problems(_forge(honest, "kn_rail_pass", 0, cut_then_more))
+    assert ("kn_rail_pass#0", "turns") in {(p.where, p.field) for p in problems}
