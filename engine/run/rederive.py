@@ -36,7 +36,7 @@ from engine.run.rescore import regradable, rescore_run
 # Grade details that say where a grade was made, not what it is: a code trial regraded in bubblewrap on the
 # checker's machine was run in Docker on the contributor's.
 ENVIRONMENT_DETAILS = frozenset({"sandbox_backend"})
-GRADE_FIELDS = ("passed", "score", "hard_gate", "reason", "breakdown", "details")
+GRADE_FIELDS = ("passed", "score", "hard_gate", "reason", "breakdown", "details", "unsure")
 # Reasoning the runner clipped (``runner.REASONING_KEPT_CHARS``) ends so; its truncation class cannot be
 # worked out again from the clipped text.
 CLIPPED_REASONING = " chars clipped]"

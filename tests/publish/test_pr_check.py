@@ -449,3 +449,11 @@ def test_the_workflow_script_runs_the_checkers_code_not_the_pull_requests(pr, ho
     assert len(token) == 32 and lines[-1] == f"::{token}::", "workflow commands are off while the check prints"
     assert "**Every changed file re-derives.**" in done.stdout and "- `qwen3-8b`: **" in done.stdout
     assert summary.read_text(encoding="utf-8") == "\n".join(lines[1:-1]) + "\n"
+
+
+def test_what_sllmb_graders_writes_under_results_is_allowed() -> None:
+    from engine.publish.pr_check import where_it_belongs
+
+    assert where_it_belongs("results/graders.json") is None
+    assert where_it_belongs("results/first_sight/b2.json") is None
+    assert where_it_belongs("results/first_sight/deeper/b2.json") is not None
