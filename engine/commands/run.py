@@ -10,6 +10,7 @@ from pathlib import Path
 from engine.analysis.scoring import score_run
 from engine.core.config import Settings, endpoint_url, float_in, int_in, parse_bool
 from engine.core.errors import UserError
+from engine.core.fieldtypes import model_name_problem
 from engine.core.models_file import ModelEntry, load_models
 from engine.core.outputlock import output_lock
 from engine.core.results import default_output
@@ -164,6 +165,11 @@ def build_request(args: argparse.Namespace, settings: Settings, endpoint: str | 
     model = embedded.name if embedded is not None else args.model or settings.raw("BENCH_MODEL")
     if endpoint and not model:
         raise UserError("--model (or BENCH_MODEL) is required with an endpoint: give the name the server uses")
+    problem = model_name_problem(model) if model else None
+    if problem:
+        # Refused before the run, not when its result file is read: the name is the file's and the board's.
+        raise UserError(f"--model (or BENCH_MODEL): {problem}; serve the model under such a name (llama-server "
+                        "--alias NAME, ollama cp OLD NAME)")
     trials = settings.get("BENCH_TRIALS", args.trials, _TRIALS, 3)
     chosen = settings.get("BENCH_CONCURRENCY", args.concurrency, _concurrency, "auto")
     concurrency = None if chosen == "auto" else int(chosen)

@@ -12,6 +12,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, GetJsonSchema
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
+from engine.core.fieldtypes import ModelName
+
 RESULT_SCHEMA_VERSION = 1
 CHECKPOINT_SCHEMA_VERSION = 1
 # The oldest versions this build still reads (there is no migration yet, so: the current ones).
@@ -213,7 +215,7 @@ class TrialRecord(Strict):
 class RunSettings(Strict):
     """Everything that decides what the model saw. Two runs compare fairly only when these agree."""
 
-    model: str
+    model: ModelName
     endpoint_host: str
     trials: int
     profile: str

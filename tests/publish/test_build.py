@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.publish.fleet_site import HOSTILE
+from tests.publish.fleet_site import HOSTILE, HOSTILE_MODEL, JINJA_MODEL
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTSIDE = re.compile(r"<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=\"(?:https?:)?//[^>]*>", re.I)
@@ -72,14 +72,14 @@ def test_fleet_site_has_a_page_per_model(fleet_site: Path, site_fleet: Path) -> 
     for row in board["rows"]:
         page = fleet_site / "models" / row["slug"] / "index.html"
         assert page.is_file()
-    hostile = next(r for r in board["rows"] if r["model"] == HOSTILE)
+    hostile = next(r for r in board["rows"] if r["model"] == HOSTILE_MODEL)
     text = (fleet_site / "models" / hostile["slug"] / "index.html").read_text(encoding="utf-8")
     assert HOSTILE not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
 
 
-def test_jinja_in_a_model_name_is_never_rendered(fleet_site: Path) -> None:
+def test_jinja_in_a_models_yaml_field_is_never_rendered(fleet_site: Path) -> None:
     board = json.loads((fleet_site / "leaderboard.json").read_text(encoding="utf-8"))
-    row = next(r for r in board["rows"] if r["model"].startswith("{{"))
+    row = next(r for r in board["rows"] if r["model"] == JINJA_MODEL)
     text = (fleet_site / "models" / row["slug"] / "index.html").read_text(encoding="utf-8")
     assert "&#123;&#123; 7*7 &#125;&#125;-model" in text and "49-model" not in text
 

@@ -1,6 +1,10 @@
 """A real `mkdocs build` of result files whose every shown field is an attack on the site build: template
 syntax for the macro engine (Jinja), front matter breakers, markup. Nothing may be evaluated, nothing may run,
-and the build must succeed showing each value as text."""
+and the build must succeed showing each value as text.
+
+A model name cannot carry an attack any more (the schemas refuse any name outside the one pattern of
+``engine/core/fieldtypes.py``; ``tests/core/test_fieldtypes.py`` holds those names): the names here are valid
+ones that use every punctuation mark the pattern allows, and every other shown field carries the payload."""
 
 from __future__ import annotations
 
@@ -21,11 +25,7 @@ EVALUATES = "zz{{ 7*7 }}zz"
 # Each would stop or change a Jinja render: an unclosed raw block, a comment eating the rest of the page.
 # \u2028 is a line break for YAML and JavaScript but not for JSON.
 PAYLOAD = f"😀 {EVALUATES} {{% raw %}} {{# eaten #}} ---\nrender_macros: true\n\"q' \u2028<b>x</b>"
-NAMES = (
-    f"😀 {EVALUATES}-model ---\ntitle: x",
-    "</title><script>alert('name')</script>{% raw %}",
-    "🔥🔥🔥",  # nothing a title can keep: the page is titled by its slug
-)
+NAMES = ("zz7-7zz-model:q4_K_M", "Org/title.v1+x", "qwen3:8b")
 
 
 def _hostile_fleet(root: Path) -> Path:
@@ -98,12 +98,11 @@ def test_every_hostile_value_is_shown_as_escaped_text_on_its_model_page(hostile_
         assert 'class="lb-card"' in article and "see hooks.py" not in text
 
 
-def test_the_title_keeps_only_plain_characters(hostile_site):
+def test_the_title_is_the_name(hostile_site):
+    # Every character a model name may hold is one a title keeps.
     site, _ = hostile_site
     titles = {name: text.split("<title>", 1)[1].split("</title>", 1)[0] for name, text in _model_pages(site).items()}
-    assert titles[NAMES[0]] == "zz 7 7 zz-model --- title: x - small-llm-bench"
-    assert titles[NAMES[1]] == "/title script alert( name ) /script raw - small-llm-bench"
-    assert titles[NAMES[2]].endswith(" - small-llm-bench") and "🔥" not in titles[NAMES[2]]
+    assert titles == {name: f"{name} - small-llm-bench" for name in NAMES}
 
 
 def test_the_title_rule():

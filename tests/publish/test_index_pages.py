@@ -21,7 +21,7 @@ from engine.publish.site.index_macros import IndexSite, plan_model_pages
 from tests.helpers.fleet import make_fleet
 from tests.index.helpers import entry, score
 from tests.publish.conftest import free_port, mkdocs_build, serve
-from tests.publish.fleet_site import HOSTILE, build_site_fleet
+from tests.publish.fleet_site import HOSTILE_MODEL, build_site_fleet
 
 ROOT = Path(__file__).resolve().parents[2]
 EVIL = '<script>alert("x")</script> & "q"'
@@ -148,7 +148,7 @@ def index_build(tmp_path_factory: pytest.TempPathFactory) -> Built:
     unjudged = [
         p
         for p in sorted(results.glob("*_raw_results.json"))
-        if not judged_path_for(p).exists() and load_run_file(p).settings.model != HOSTILE
+        if not judged_path_for(p).exists() and load_run_file(p).settings.model != HOSTILE_MODEL
     ]
     models_path = root / "models.yaml"
     doc = yaml.safe_load(models_path.read_text(encoding="utf-8"))
