@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "engine.commands.items",
     "engine.commands.compare",
     "engine.commands.rescore",
+    "engine.commands.verify",
     "engine.commands.graders",
     "engine.commands.probe",
     "engine.commands.leaderboard",

@@ -11,7 +11,7 @@ the ``judge`` policy its spec declares (``engine.episodes.spec``):
 * ``movable`` modules' (tools, multi_turn_if) verdicts may move. A rescue (det failed, judge says pass) needs a judge
   score >= 0.95 that is above the det score, or exactly 1.0. A demotion (det passed, judge says fail) needs
   a judge score < 0.85 that is more than 0.02 below the det score. No appeal crosses a hard gate (a
-  forbidden tool, the call budget, a loop, a premature stop, a degenerate truncation).
+  forbidden tool, the call budget, a loop, a premature stop, a reply cut at the token limit).
 * A verdict is tied to the det score and task hash the judge saw. When a later ``rescore`` changes either, the
   verdict is stale and the trial falls back to its det grade.
 * The judge's reply must be one JSON object of a fixed schema. Anything else is a failed judge call, never a
@@ -32,13 +32,14 @@ from pathlib import Path
 from typing import Literal
 
 import httpx
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, score_run
 from engine.core.errors import BenchError, UserError
+from engine.core.fieldtypes import ModelName
 from engine.core.results import RAW_SUFFIX, read_json_model, write_json_model
 from engine.core.schema import RunFile, TrialRecord, Turn
+from engine.core.yamlfile import read_mapping
 from engine.episodes import SPECS
 from engine.episodes.spec import JudgePolicy
 from engine.model.client import ChatClient, ClientSettings
@@ -158,7 +159,7 @@ class ModuleCoverage(_Strict):
 class JudgedFile(_Strict):
     schema_version: int = JUDGED_SCHEMA_VERSION
     kind: Literal["judged"] = "judged"
-    model: str
+    model: ModelName
     raw_file: str
     raw_sha256: str
     judge: JudgeInfo
@@ -200,11 +201,14 @@ def file_sha256(path: Path) -> str:
 
 
 def trial_hard_gate(trial: TrialRecord) -> str | None:
-    """The hard gate a trial failed, if any: the grader's own, or a degenerate truncation."""
+    """The hard gate a trial failed, if any: the grader's own, or a reply cut at the token limit (a trial that
+    ran out of tokens is never passed, looping or not)."""
     if trial.grade is not None and trial.grade.hard_gate:
         return trial.grade.hard_gate
     if trial.truncation == "degenerate":
         return "degenerate"
+    if trial.truncation == "incomplete":
+        return "truncated"
     return None
 
 
@@ -317,8 +321,8 @@ def load_task_contexts(tasks_dir: Path | None, task_ids: Iterable[str]) -> dict[
         if path.stem not in wanted:
             continue
         try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError):
+            raw = read_mapping(path, "task file")  # the one bounded reader: an alias bomb is refused there
+        except UserError:
             continue
         if isinstance(raw, dict) and raw.get("id") == path.stem:
             out[path.stem] = TaskContext(

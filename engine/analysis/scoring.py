@@ -10,7 +10,10 @@ Choices made here, each written up in ``site_src/methodology/scoring.md``:
   dropped from every score of the run (pass and det alike, so both describe the same tasks) and counted,
   except in a run with ``--early-stop``, whose task that failed a trial scores pass^k 0 and the det score of
   the trials it ran (the board flags such a run).
-* One k for a whole board: the largest trial count among the files loaded (``board_k``).
+* One k for a whole board: the k its reference setting declares (``engine.core.reference_setting``). A file
+  run with more trials is scored at that k too (C(c, k) / C(n, k) allows n > k); one run with fewer has every
+  task dropped. Files compared without a declared setting (``compare``, or ``items`` on a folder with no
+  ``setting.yaml``) are scored at the largest trial count among them (``board_k``).
 * Module weights come from a named preset (each module declares its share in its spec), are renormalised over
   the modules that scored at least one task, then held inside [0.5x, 2x] of each module's share of the bank.
   A weight outside that band is clipped and the rest rescaled (never an error): every run can be scored, and
@@ -108,7 +111,9 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 
 
 def board_k(runs: Iterable[RunFile]) -> int:
-    """The k of a board: the largest trial count any loaded file was run with (its ``settings.trials``).
+    """The k of files compared without a declared setting: the largest trial count any of them was run with
+    (its ``settings.trials``). The published board takes its k from its reference setting instead, so one file
+    with more trials cannot unrank the rest there.
 
     A file run with fewer trials than that has every task dropped rather than being scored on an easier k.
     """
@@ -251,6 +256,15 @@ def first_try_code_rate(run: RunFile) -> float | None:
         if t.module == "code" and t.scorable and t.grade is not None and "first_try_pass" in t.grade.details
     ]
     return sum(flags) / len(flags) if flags else None
+
+
+def unsure_share(run: RunFile) -> float | None:
+    """Share of scorable trials whose verdict rests on a check that could not decide from the text
+    (``Grade.unsure``); None when nothing was scored."""
+    graded = [t for t in run.trials if t.scorable and t.grade is not None]
+    if not graded:
+        return None
+    return sum(t.grade.unsure is not None for t in graded if t.grade is not None) / len(graded)
 
 
 def score_run(

@@ -11,6 +11,8 @@ statistics.md``:
 * Pairs: exact two-sided sign test over the tasks both models scored. A task is a win for the model with the
   higher pass fraction (passed / scorable trials) on it; equal fractions are ties and drop out.
 * Holm's step-down correction over every pair shown; a pair is separable when its adjusted p < alpha.
+* Ranks: competition ranking on the headline (1, 1, 3): models with the same headline share a rank, and a
+  pair of them is marked tied rather than higher and lower.
 * Tasks needed: the McNemar sample-size formula with the discordant shares taken from the observed pair.
 """
 
@@ -47,6 +49,8 @@ class Interval(_Model):
 class PairVerdict(_Model):
     """The sign test of one pair, whoever names it: the first model ranks above (or level with) the second."""
 
+    # The two headlines are the same: neither model ranks above the other.
+    tied: bool
     tasks: int
     wins_a: int
     wins_b: int
@@ -155,7 +159,8 @@ def mcnemar_tasks_needed(p10: float, p01: float, alpha: float = ALPHA, power: fl
 
 
 def ranking(cards: Sequence[Scorecard]) -> list[Scorecard]:
-    """Best first: headline, then det score, then name; cards with nothing scored go last."""
+    """Best first: headline, then det score, then name; cards with nothing scored go last. The det score and
+    the name only order the rows of a tie; they share its rank (``competition_ranks``)."""
 
     def key(card: Scorecard) -> tuple[int, float, float, str]:
         if card.headline is None:
@@ -163,6 +168,31 @@ def ranking(cards: Sequence[Scorecard]) -> list[Scorecard]:
         return (0, -card.headline, -(card.det_score or 0.0), card.model)
 
     return sorted(cards, key=key)
+
+
+# Two headlines closer than this are the same score: a weighted mean of the same pass^k values can differ in
+# its last bits depending on the order it was summed in.
+SCORE_TIE = 1e-9
+
+
+def same_score(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and abs(a - b) <= SCORE_TIE
+
+
+def competition_ranks(ordered: Sequence[Scorecard]) -> dict[str, int | None]:
+    """Rank per model of a ``ranking`` (best first): 1 + the number of models with a higher headline, so tied
+    models share a rank and the next rank skips (1, 1, 3). A model with nothing scored has no rank."""
+    ranks: dict[str, int | None] = {}
+    previous: Scorecard | None = None
+    for position, card in enumerate(ordered, start=1):
+        if card.headline is None:
+            ranks[card.model] = None
+        elif previous is not None and same_score(previous.headline, card.headline):
+            ranks[card.model] = ranks[previous.model]
+        else:
+            ranks[card.model] = position
+        previous = card
+    return ranks
 
 
 def _pass_fractions(ordered: Sequence[Scorecard]) -> np.ndarray:
@@ -222,6 +252,7 @@ def separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float 
         PairTest(
             model_a=ordered[i].model,
             model_b=ordered[j].model,
+            tied=same_score(ordered[i].headline, ordered[j].headline),
             tasks=wa + wb + tt,
             wins_a=wa,
             wins_b=wb,

@@ -33,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--filter", "-k", dest="pattern", help="glob or substring on task ids")
     p.add_argument("--modules", type=lambda s: [m for m in s.split(",") if m], help="comma-separated modules")
     p.add_argument("--batch", type=lambda s: [b for b in s.split(",") if b],
-                   help="comma-separated corpus batches (b0 is the corpus before batches; first-sight records live in results/first_sight)")
+                   help="comma-separated corpus batches (b0 is the corpus before batches; first-sight records "
+                   "live in results/first_sight)")
     p.add_argument("--first-sight", type=Path, metavar="FILE",
                    help="record this replay as the batch's first-sight accuracy in FILE (JSON; refuses to "
                    "overwrite: a batch is seen for the first time once). Needs exactly one --batch")

@@ -19,6 +19,7 @@ from engine.analysis.stats import PairTest, Separability, model_interval, separa
 from engine.commands.score import result_files_in, weights_arg
 from engine.core.errors import UserError
 from engine.core.models_file import ModelEntry, ModelsFile, default_models_path, load_models
+from engine.core.reference_setting import load_reference_setting, setting_path_for
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES
 
@@ -75,14 +76,20 @@ def only_module(run: RunFile, module: str) -> RunFile:
 
 
 def build_report(
-    loaded: list[LoadedRun], models: ModelsFile | None, *, module: str | None = None, weights: str = "balanced"
+    loaded: list[LoadedRun],
+    models: ModelsFile | None,
+    *,
+    module: str | None = None,
+    weights: str = "balanced",
+    k: int | None = None,
 ) -> ItemsReport:
+    """``k``: the folder's declared k (its reference setting); None: the largest trial count (``board_k``)."""
     if module is not None and module not in MODULE_NAMES:
         raise UserError(f"unknown module {module!r} (--module); choose one of: {', '.join(MODULE_NAMES)}")
     runs = [item.scored_run for item in loaded]
     if module is not None:
         runs = [only_module(r, module) for r in runs]
-    k = board_k(runs)
+    k = k if k is not None else board_k(runs)
     cards = [score_run(r, k=k, weights=weights) for r in runs]
     verdicts = {item.model: item.verdicts for item in loaded}
     entries = {c.model: (models.find(c.model) if models else None) for c in cards}
@@ -212,7 +219,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "95%% interval per model (the task as the unit), the sign test of every pair with Holm's "
         "correction, the tasks needed to separate adjacent pairs, and each task's class "
         "(discriminating, flaky, dead easy, dead hard, inverted by size). "
-        f"{VERDICTS_HELP}",
+        "Scored at the k of the folder's setting.yaml where it has one (as the board is), else at the "
+        f"largest trial count of its files. {VERDICTS_HELP}",
     )
     p.add_argument("--results-dir", "-d", type=Path, default=Path("results"), help="folder of result files")
     p.add_argument("--module", "-m", help="restrict scores, tests and items to one module")
@@ -232,7 +240,11 @@ def load_models_for_sizes(path: Path | None) -> ModelsFile | None:
 
 def handle(args: argparse.Namespace) -> int:
     runs = load_runs(result_files_in(args.results_dir))
-    report = build_report(runs, load_models_for_sizes(args.models), module=args.module, weights=args.weights)
+    setting = setting_path_for(args.results_dir)
+    k = load_reference_setting(setting).k if setting.is_file() else None
+    report = build_report(
+        runs, load_models_for_sizes(args.models), module=args.module, weights=args.weights, k=k
+    )
     if args.json:
         sys.stdout.write(report.model_dump_json(indent=1) + "\n")
         return 0

@@ -10,7 +10,7 @@ from engine.analysis.scoring import DEFAULT_PRESET, PRESETS
 from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
 from engine.publish.board import board_from_dir, write_board_json
-from engine.publish.html import standalone_html
+from engine.publish.html import plural, standalone_html
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,10 +19,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="write the leaderboard as one self-contained HTML file (and leaderboard.json beside it)",
         description="Build the board from every *_raw_results.json in a folder (using <model>_judged.json "
         "where one sits beside it) and models.yaml, and write it as one HTML file that needs no server "
-        "and loads nothing from the network, plus the same board as JSON next to it.",
+        "and loads nothing from the network, plus the same board as JSON next to it. Every row is scored at "
+        "the k of the folder's reference setting (setting.yaml, see results/reference/README.md) and flagged "
+        "for each run setting that differs from it.",
     )
     p.add_argument(
         "--results-dir", type=Path, default=Path("results"), help="folder of result files (default: results)"
+    )
+    p.add_argument(
+        "--setting",
+        type=Path,
+        help="the reference setting the rows are scored at and compared with (default: setting.yaml in "
+        "--results-dir; results/reference/setting.yaml is the reference fleet's)",
     )
     p.add_argument(
         "--models",
@@ -52,7 +60,7 @@ def json_path_for(output: Path) -> Path:
 
 
 def handle(args: argparse.Namespace) -> int:
-    board = board_from_dir(args.results_dir, args.models, args.weights)
+    board = board_from_dir(args.results_dir, args.models, args.weights, args.setting)
     if not board.rows:
         raise UserError(
             f"{args.results_dir}: no result files (*_raw_results.json) found; run `sllmb run` first "
@@ -67,8 +75,8 @@ def handle(args: argparse.Namespace) -> int:
     write_board_json(json_path, board)
     s = board.separability
     print(
-        f"wrote {args.output} and {json_path}: {len(board.rows)} models, pass^{board.k}, "
-        f"{s.separable_count} of {s.pair_count} pairs separable"
+        f"wrote {args.output} and {json_path}: {plural(len(board.rows), 'model')}, pass^{board.k}, "
+        f"{s.separable_count} of {plural(s.pair_count, 'pair')} separable"
     )
     if args.open:
         webbrowser.open(args.output.resolve().as_uri())

@@ -10,7 +10,7 @@ from engine.analysis.scoring import score_run
 from engine.bank.load import default_tasks_dir
 from engine.core.errors import UserError
 from engine.core.results import load_run_file, write_run_file
-from engine.run.rescore import rescore_run, rescored_path_for
+from engine.run.rescore import rescore_run, rescored_path_for, sandbox_factory
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,12 +40,7 @@ def handle(args: argparse.Namespace) -> int:
     run = load_run_file(args.results)
     out = args.results if args.in_place else (args.output or rescored_path_for(args.results))
 
-    def sandbox() -> object:
-        from engine.sandbox import select_backend
-
-        return select_backend(args.sandbox)
-
-    report = rescore_run(run, args.tasks_dir or default_tasks_dir(), sandbox_factory=sandbox)
+    report = rescore_run(run, args.tasks_dir or default_tasks_dir(), sandbox_factory=sandbox_factory(args.sandbox))
     write_run_file(out, report.run)
     before, after = score_run(run), score_run(report.run)
 

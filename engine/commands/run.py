@@ -10,6 +10,7 @@ from pathlib import Path
 from engine.analysis.scoring import score_run
 from engine.core.config import Settings, endpoint_url, float_in, int_in, parse_bool
 from engine.core.errors import UserError
+from engine.core.fieldtypes import model_name_problem
 from engine.core.models_file import ModelEntry, load_models
 from engine.core.outputlock import output_lock
 from engine.core.results import default_output
@@ -86,9 +87,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", choices=("full", "fast"), help="full bank (39 tasks) or the fast subset (17)")
     p.add_argument("--filter", "-k", dest="pattern", help="only tasks whose id matches this glob or substring")
     p.add_argument("--modules", type=_modules, help=f"comma-separated subset of: {','.join(MODULE_NAMES)}")
-    p.add_argument("--output", "-o", type=Path, help="result file (default results/<model>_raw_results.json)")
+    p.add_argument("--output", "-o", type=Path,
+                   help="result file; .json is added to a name without it (default "
+                        "results/<model>_raw_results.json)")
     p.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
-                   help="continue an interrupted run from its checkpoint (default on)")
+                   help="continue an interrupted run from its checkpoint, or add to a finished one (default "
+                        "on); a change that would drop or mix trials is refused; --no-resume starts over, "
+                        "keeping the old files as .bak")
     p.add_argument("--max-tokens", type=_MAX_TOKENS,
                    help="completion budget per model call, 16 to 131072 (default: each task's own)")
     p.add_argument("--temperature", type=_TEMPERATURE,
@@ -160,6 +165,11 @@ def build_request(args: argparse.Namespace, settings: Settings, endpoint: str | 
     model = embedded.name if embedded is not None else args.model or settings.raw("BENCH_MODEL")
     if endpoint and not model:
         raise UserError("--model (or BENCH_MODEL) is required with an endpoint: give the name the server uses")
+    problem = model_name_problem(model) if model else None
+    if problem:
+        # Refused before the run, not when its result file is read: the name is the file's and the board's.
+        raise UserError(f"--model (or BENCH_MODEL): {problem}; serve the model under such a name (llama-server "
+                        "--alias NAME, ollama cp OLD NAME)")
     trials = settings.get("BENCH_TRIALS", args.trials, _TRIALS, 3)
     chosen = settings.get("BENCH_CONCURRENCY", args.concurrency, _concurrency, "auto")
     concurrency = None if chosen == "auto" else int(chosen)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
@@ -18,6 +19,8 @@ from engine.core.errors import UserError
 from engine.core.fileio import read_text
 
 T = TypeVar("T")
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -34,6 +37,11 @@ def read_dotenv(path: Path) -> dict[str, str]:
         key, sep, value = stripped.partition("=")
         if not sep or not key.strip():
             raise UserError(f"{path}:{number}: expected KEY=VALUE, got {line!r}")
+        if not _NAME.fullmatch(key.strip()):
+            # An invisible character in a name (a zero-width space, a second byte-order mark) would make the
+            # setting silently unset; a name is letters, digits and underscores.
+            raise UserError(f"{path}:{number}: {key.strip()!r} is not a variable name (letters, digits and _, "
+                            "not starting with a digit); retype it")
         value = value.strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
             value = value[1:-1]

@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import Field, ValidationError, model_validator
 
 from engine.core.errors import UserError
+from engine.core.fieldtypes import HttpsUrl, ModelName
 from engine.core.schema import Strict
 from engine.core.yamlfile import invalid_file_message, read_mapping
 
@@ -33,9 +34,9 @@ class GgufSource(Strict):
 
 
 class ModelEntry(Strict):
-    name: str = Field(min_length=1)
+    name: ModelName
     family: str | None = None
-    variant_of: str | None = None
+    variant_of: ModelName | None = None
     total_params_b: float | None = Field(default=None, gt=0)
     active_params_b: float | None = Field(default=None, gt=0)
     architecture: Literal["dense", "moe", "ple"] = "dense"
@@ -46,7 +47,7 @@ class ModelEntry(Strict):
     gguf: GgufSource | None = None
     # Extra arguments for the embedded server (chat format and the like), from the model card.
     server_args: list[str] = Field(default_factory=list)
-    card_url: str | None = None
+    card_url: HttpsUrl | None = None
     notes: str | None = None
 
     @model_validator(mode="after")
@@ -58,7 +59,7 @@ class ModelEntry(Strict):
 
 class ModelsFile(Strict):
     schema_version: int = 1
-    default: str
+    default: ModelName
     models: list[ModelEntry]
 
     @model_validator(mode="after")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import unicodedata
 from pathlib import Path
@@ -34,9 +35,28 @@ def default_output(model: str, results_dir: Path = Path("results")) -> Path:
     return results_dir / f"{model_slug(model)}{RAW_SUFFIX}"
 
 
+def _not_finite(data: object, where: str = "") -> str | None:
+    """Where the first number JSON cannot hold (Infinity, NaN) sits in ``data``, as ``a.b.0.c``."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return f"{where or '(top level)'} = {data}"
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        found = _not_finite(value, f"{where}.{key}" if where else str(key))
+        if found:
+            return found
+    return None
+
+
 def write_json_model(path: Path, model: BaseModel) -> None:
-    """Write a file model as indented JSON, atomically."""
-    atomic_write_text(path, json.dumps(model.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n")
+    """Write a file model as indented JSON, atomically. A number JSON cannot hold is refused (never written as
+    ``Infinity``, which no strict JSON reader accepts), naming where it is."""
+    data = model.model_dump(mode="json")
+    try:
+        text = json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False)
+    except ValueError as exc:
+        raise UserError(f"{path}: not written: {_not_finite(data)} is not a number JSON can hold; this is a bench "
+                        "bug (a value taken unchecked), please report it with this message") from exc
+    atomic_write_text(path, text + "\n")
 
 
 def read_json_model(path: Path, cls: type[M], what: str, fix: str = "") -> M:
@@ -58,6 +78,14 @@ def write_run_file(path: Path, run: RunFile) -> None:
 
 def load_run_file(path: Path) -> RunFile:
     return read_json_model(path, RunFile, "result file")
+
+
+def recorded_top_p(run: RunFile) -> float | None:
+    """The top_p a run sent, as its server check recorded it (``provenance.server.sampler``; ``RunSettings``
+    has no field for it); None for a file that does not say."""
+    sampler = run.provenance.server.get("sampler")
+    value = sampler.get("top_p") if isinstance(sampler, dict) else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def result_json_schema() -> dict:

@@ -12,6 +12,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, GetJsonSchema
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
+from engine.core.fieldtypes import ModelName
+
 RESULT_SCHEMA_VERSION = 1
 CHECKPOINT_SCHEMA_VERSION = 1
 # The oldest versions this build still reads (there is no migration yet, so: the current ones).
@@ -63,9 +65,10 @@ TruncationClass = Literal["none", "incomplete", "degenerate"]
 
 
 class Strict(BaseModel):
-    """Base for every file model: unknown keys are errors."""
+    """Base for every file model: unknown keys are errors, and so is a number JSON cannot hold (Infinity,
+    NaN: a file with one is not JSON, whatever Python's parser accepts)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -212,7 +215,7 @@ class TrialRecord(Strict):
 class RunSettings(Strict):
     """Everything that decides what the model saw. Two runs compare fairly only when these agree."""
 
-    model: str
+    model: ModelName
     endpoint_host: str
     trials: int
     profile: str
@@ -220,6 +223,9 @@ class RunSettings(Strict):
     filter: str | None = None
     thinking: bool | None = None
     temperature: float | None = None
+    # Nucleus sampling sent with every request (--top-p, default 0.95). None: a file written before top_p was
+    # recorded (the bench then sent --top-p or the default).
+    top_p: float | None = None
     seed: int = 0
     max_tokens: int | None = None
     concurrency: int = 1
@@ -264,6 +270,9 @@ class Provenance(Strict):
     server: dict[str, Any] = Field(default_factory=dict)
     # Tasks selected but not run, with the reason (no sandbox for code, context too small ...).
     skipped_tasks: dict[str, str] = Field(default_factory=dict)
+    # The limits the code sandbox enforced on this host, in words (which held by the kernel's accounting,
+    # which only by an rlimit); empty when no code task ran or for files from before this was recorded.
+    sandbox_limits: list[str] = Field(default_factory=list)
     started_at: str
     finished_at: str | None = None
     duration_s: float = 0.0

@@ -14,14 +14,67 @@ from engine.core.fileio import read_text
 
 # libyaml's loader when PyYAML was built with it (several times faster); the same safe subset either way.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# The most values a file may hold once its aliases are expanded. An alias (*a) repeats the anchored value
+# (&a) without copying it, so nine nested lines can stand for a billion values, which any walk over the data
+# (validation, the task hash) would then build. The largest file in the repository holds about 1,500.
+MAX_EXPANDED_VALUES = 100_000
+
+
+def _expanded_size(root: yaml.Node) -> int | None:
+    """How many values ``root`` stands for with every alias expanded; None past the bound or for an alias
+    that contains itself. Iterative (a deeply nested file must not exhaust Python's stack); each shared
+    node is counted once and its size reused, so a bomb costs no more than its text."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            children = []
+        if children_done:
+            open_nodes.discard(id(node))
+            size = 1 + sum(sizes[id(c)] for c in children)
+            if size > MAX_EXPANDED_VALUES:
+                return None
+            sizes[id(node)] = size
+            continue
+        if id(node) in sizes:
+            continue
+        if id(node) in open_nodes:
+            return None  # an alias inside its own anchor: endless once expanded
+        open_nodes.add(id(node))
+        stack.append((node, True))
+        for child in children:
+            if id(child) in open_nodes:
+                return None
+            if id(child) not in sizes:
+                stack.append((child, False))
+    return sizes[id(root)]
+
+
+def _load(text: str, path: Path, what: str) -> Any:
+    loader = _LOADER(text)
+    try:
+        node = loader.get_single_node()
+        if node is not None and _expanded_size(node) is None:
+            raise UserError(f"{path}: the {what} stands for more than {MAX_EXPANDED_VALUES:,} values once its "
+                            "aliases (*name) are expanded, or an alias contains itself; write the values out "
+                            "instead of repeating anchors")
+        return None if node is None else loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def read_mapping(path: Path, what: str) -> dict[str, Any]:
-    """The top-level mapping of a YAML file; an unreadable file, broken YAML or another top level is a
-    ``UserError`` that says which ``what`` (\"task file\", \"models file\" ...) is wrong."""
+    """The top-level mapping of a YAML file; an unreadable file, broken YAML, an alias bomb or another top
+    level is a ``UserError`` that says which ``what`` (\"task file\", \"models file\" ...) is wrong."""
     text = read_text(path, f"the {what}")  # missing, unreadable or not UTF-8: a UserError naming the file
     try:
-        raw = yaml.load(text, Loader=_LOADER)
+        raw = _load(text, path, what)
     except yaml.YAMLError as exc:
         raise UserError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(raw, dict):

@@ -7,15 +7,18 @@ real run uses. Nothing here grades; it only asks the runner and counts where it 
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
 from pydantic import ValidationError
 
 from engine.bank.load import load_bank
 from engine.core.errors import UserError
+from engine.core.fileio import read_text
 from engine.core.yamlfile import invalid_file_message, read_mapping
 from engine.corpus.schema import Case, CorpusFile
 from engine.corpus.scripted_server import ScriptedServer, transcript
@@ -57,6 +60,11 @@ def load_corpus(corpus_dir: Path) -> list[CorpusFile]:
     files: list[CorpusFile] = []
     for path in sorted(corpus_dir.glob("*/*.yaml")):
         raw = read_mapping(path, "corpus file")
+        cut = _cut_by_comment(read_text(path, "the corpus file"))
+        if cut:
+            raise UserError(f"{path}: line {cut}: this unquoted text runs into ' #', which YAML reads as the "
+                            f"start of a comment, so the rest of the line (a hashtag?) is lost; put the text in "
+                            f"quotes or write it as a block (text: |-)")
         try:
             parsed = CorpusFile.model_validate(raw)
         except ValidationError as exc:
@@ -71,6 +79,35 @@ def load_corpus(corpus_dir: Path) -> list[CorpusFile]:
                             f"(b0 files have no batch in their name)")
         files.append(parsed)
     return files
+
+
+# Fields that hold a model's words or a person's: a '#' there is text, never a comment.
+_TEXT_FIELDS = ("text", "why", "reasoning")
+
+
+def _cut_by_comment(source: str) -> int | None:
+    """The line (1-based) where a plain (unquoted) text field is cut short by what YAML reads as a comment
+    (``text: Come early! #JuniperBakes`` loads as "Come early!"), else None."""
+    lines = source.splitlines()
+    cut: list[int] = []
+    stack = [yaml.compose(source, Loader=yaml.SafeLoader)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.append(value)
+                if (key.value in _TEXT_FIELDS and isinstance(value, yaml.ScalarNode) and value.style is None
+                        and value.end_mark.line < len(lines)):
+                    end = value.end_mark
+                    rest = lines[end.line][end.column:]
+                    following = next((ln for ln in lines[end.line + 1:] if ln.strip()), "")
+                    # A comment on a line indented past the key would have been the text's next line.
+                    runs_on = len(following) - len(following.lstrip()) > key.start_mark.column
+                    if re.match(r"\s+#", rest) or (not rest.strip() and following.lstrip().startswith("#") and runs_on):
+                        cut.append(end.line + 1)
+    return min(cut, default=None)
 
 
 def _verdict(task: LoadedTask, case: Case, srv: ScriptedServer, sandbox: object, workdir: Path) -> tuple[str, str]:

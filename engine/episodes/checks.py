@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from engine.episodes.banned import banned_hits
+from engine.episodes.structure import CODE_SPAN, last_line, list_items, plain_text, read_post, sentences, words
 
 # --------------------------------------------------------------------------------------------------------
 # Helpers
@@ -37,105 +39,7 @@ def quote(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-_WORD = re.compile(r"[^\W_]", re.UNICODE)
 _FENCED = re.compile(r"^```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```$", re.DOTALL)
-
-
-def words(text: str) -> list[str]:
-    """Whitespace-separated tokens holding at least one letter or digit (a bare dash or bullet is no word)."""
-    return [w for w in text.split() if _WORD.search(w)]
-
-
-_LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]*_]*(?=\s|$)")
-# Words that end in a full stop without ending a sentence. Titles and "e.g."/"i.e." are always followed by
-# more of the same sentence; the others ("etc.", "a.m.") end one only when a capital letter follows.
-_NEVER_ENDS = frozenset("""
-    mr mrs ms dr prof st mt jr sr vs v e.g i.e eg ie cf approx ca c no nos vol fig figs p pp al sgt capt col gen
-    lt rev hon
-""".split())
-_MAY_END = frozenset("etc a.m p.m am pm u.s u.k inc ltd co corp".split())
-_INITIALISM = re.compile(r"^(?:[a-z]\.)+[a-z]$")
-
-
-def _abbreviation_goes_on(before: str, after: str) -> bool:
-    """True when the full stop that ends ``before`` belongs to an abbreviation or initial and the sentence
-    goes on into ``after``."""
-    token = before.rsplit(None, 1)[-1] if before.split() else ""
-    token = token.lstrip("(\"'“‘[").rstrip(".").casefold()
-    nxt = after.lstrip()[:1]
-    if not token or not nxt:
-        return False
-    if token in _NEVER_ENDS:
-        return True
-    # A single capital letter ("J. K. Rowling") is an initial.
-    if len(token) == 1 and token.isalpha() and before.rstrip(".")[-1:].isupper():
-        return True
-    if token in _MAY_END or _INITIALISM.match(token):
-        return not nxt.isupper()
-    # Any other full stop followed by a lower-case word is no sentence end ("approx. three", "ca. ten").
-    return nxt.islower()
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences of a reply: a run of ``.``, ``!``, ``?`` followed by a space or the end closes one, and so
-    does a line break (chat replies are not hard-wrapped, so a new line is a new sentence or list item).
-    A list marker at the start of a line (``-``, ``1.``) is not a sentence of its own. Markdown emphasis is
-    removed first. A decimal point such as ``3.2`` or ``v1.2.3`` is not followed by a space and does not
-    split; a full stop after a known abbreviation (``e.g.``, ``Dr.``, ``a.m.``) or an initial does not
-    either, nor one followed by a lower-case word."""
-    out: list[str] = []
-    for raw in plain_text(text).splitlines():
-        line = _LIST_MARKER.sub("", raw, count=1)
-        start = 0
-        for m in _SENTENCE_END.finditer(line):
-            if m.group(0).startswith(".") and len(m.group(0).rstrip("\"'”’)]*_")) == 1 and \
-                    _abbreviation_goes_on(line[start : m.start() + 1], line[m.end():]):
-                continue
-            piece = line[start : m.end()].strip()
-            if words(piece):
-                out.append(piece)
-            start = m.end()
-        rest = line[start:].strip()
-        if words(rest):
-            out.append(rest)
-    return out
-
-
-# Markdown a model adds for emphasis: **bold**, __bold__, *italic*, _italic_, ~~struck~~ markers, and a
-# heading's leading #s. Inline code spans are left exactly as written (identifiers, flags, paths).
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
-_EMPHASIS = (
-    re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", re.DOTALL),
-    re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])", re.DOTALL),
-    re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])", re.DOTALL),
-)
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
-
-
-def plain_text(text: str) -> str:
-    """The text a reader sees once Markdown emphasis is rendered: ``**Next?**`` reads ``Next?`` and
-    ``## Garden note:`` reads ``Garden note:``. Bullets and numbers of list lines stay (checks that count
-    items or forbid lists need them); code spans stay as written."""
-    spans: list[str] = []
-
-    def hold(m: re.Match[str]) -> str:
-        spans.append(m.group(0))
-        return f"\x00{len(spans) - 1}\x00"
-
-    body = _CODE_SPAN.sub(hold, text)
-    for _ in range(2):  # nested emphasis: ***both*** or **_both_**
-        for pattern in _EMPHASIS:
-            body = pattern.sub(lambda m: m.group(m.lastindex or 1), body)
-    body = _HEADING.sub("", body)
-    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], body)
-
-
-_LIST_ITEM = {
-    "any": re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S"),
-    "bullet": re.compile(r"^\s*[-*•]\s+\S"),
-    "numbered": re.compile(r"^\s*\d+[.)]\s+\S"),
-}
 
 
 def word_pattern(word: str, case_sensitive: bool) -> re.Pattern[str]:
@@ -143,80 +47,6 @@ def word_pattern(word: str, case_sensitive: bool) -> re.Pattern[str]:
     ``free`` is found inside ``gluten-free`` but not inside ``freedom`` or ``retry_free``."""
     flags = 0 if case_sensitive else re.IGNORECASE
     return re.compile(rf"(?<![\w]){re.escape(word)}(?![\w])", flags)
-
-
-# Characters a model (or a spammer) uses to write a word without writing it: look-alike letters from other
-# scripts, digits for letters, invisible joiners.
-_LOOKALIKE = str.maketrans({
-    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "х": "x", "і": "i", "ѕ": "s", "ј": "j", "ԁ": "d",
-    "ο": "o", "ε": "e", "α": "a", "ι": "i", "\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None,
-    "\u00ad": None, "\ufeff": None,
-})
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
-_TOKEN = re.compile(r"[#@]?[^\W_]+(?:['’][^\W_]+)?|[#@]?[\w@$]+", re.UNICODE)
-_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_SPELT = re.compile(r"(?<![^\W_])(?:[^\W\d_][ .\-*·_]{1,2}){2,}[^\W\d_](?![^\W_])")
-_INFLECTIONS = ("", "s", "es", "d", "ed", "r", "er", "st", "est", "ing")
-
-
-def _forms(word: str) -> set[str]:
-    """The word and its inflections; words of three letters or fewer only as written (``the``, ``and``
-    would otherwise be found inside many other words)."""
-    if len(word) <= 3:
-        return {word}
-    out = {word + end for end in _INFLECTIONS}
-    if word.endswith("e"):
-        out.add(word[:-1] + "ing")
-    if word.endswith("y"):
-        out |= {word[:-1] + "ies", word[:-1] + "ied"}
-    return out
-
-
-def _deaccent(text: str) -> str:
-    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).translate(_LOOKALIKE))
-    return "".join(c for c in text if not unicodedata.combining(c))
-
-
-def banned_hits(text: str, banned: Sequence[str], *, case_sensitive: bool = False) -> list[tuple[str, str]]:
-    """(banned word, the text that uses it) for every use of a banned word.
-
-    Each token is read whole, split at hyphens, and, for hashtags and CamelCase runs, split into the words
-    it joins; a lower-case hashtag (``#freecoffee``) counts when it starts or ends with the word. Letters
-    spelt one by one (``F R E E``, ``f.r.e.e``) are joined, and digits used as letters (``fr33``) are read
-    as letters, so a disguised word is still the word."""
-    body = plain_text(text)
-    if case_sensitive:
-        return [(w, w) for w in banned if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", body)]
-    body = _deaccent(body)
-    wanted = {w: _forms(w.casefold()) for w in banned}
-    hits: list[tuple[str, str]] = []
-
-    def look(piece: str, seen: str, *, hashtag: bool = False) -> None:
-        low = piece.casefold()
-        readings = {low, low.translate(_LEET)} if re.search(r"[^\W\d_]", low) else {low}
-        for word, forms in wanted.items():
-            if any(r in forms for r in readings) or (
-                hashtag and len(word) >= 4 and any(r.startswith(word.casefold()) or any(r.endswith(f) for f in forms)
-                                                   for r in readings)):
-                if (word, seen) not in hits:
-                    hits.append((word, seen))
-
-    for m in re.finditer(r"[^\s]+(?:-[^\s]+)+", body):  # hyphenated compounds, part by part
-        for part in re.split(r"-+", m.group(0)):
-            look(re.sub(r"[^\w@$]", "", part), m.group(0))
-    for m in _TOKEN.finditer(body):
-        token = m.group(0)
-        core = token.lstrip("#@")
-        for part in re.split(r"['’]", core):
-            segments = _CAMEL.findall(part)
-            # A hashtag in one case joins words with no mark between them: read its ends.
-            look(part, token, hashtag=token[:1] in "#@" and len(segments) <= 1)
-            if len(segments) > 1:
-                for seg in segments:
-                    look(seg, token)
-    for m in _SPELT.finditer(body):
-        look(re.sub(r"[ .\-*·_]", "", m.group(0)), m.group(0))
-    return hits
 
 
 def same(a: Any, b: Any, *, tolerance: float = 0.0, casefold: bool = False) -> bool:
@@ -371,8 +201,25 @@ class Subject:
         return self.strict, self.fenced
 
 
-Outcome = tuple[bool, str]
-OK: Outcome = (True, "")
+class Outcome(tuple):  # type: ignore[type-arg]
+    """What a check found: ``(held, note)``, a plain pair (``ok, note = outcome`` reads it), and ``unsure``:
+    why the check could not decide from the text alone, or None. A check may also return a bare
+    ``(bool, str)`` tuple, which is sure."""
+
+    unsure: str | None
+
+    def __new__(cls, held: bool, note: str = "", unsure: str | None = None) -> Outcome:
+        self = super().__new__(cls, (held, note))
+        self.unsure = unsure
+        return self
+
+
+def unsure_of(outcome: tuple[bool, str]) -> str | None:
+    """The ``unsure`` note of an outcome, None for a sure one."""
+    return getattr(outcome, "unsure", None)
+
+
+OK = Outcome(True)
 
 
 class CheckBase(BaseModel):
@@ -426,32 +273,56 @@ class JsonCheck(CheckBase):
 
 
 class TextCheck(CheckBase):
-    """A check on the reply's text, or on every string a JSON path reaches when ``path`` is given."""
+    """A check on the reply's text, or on every string a JSON path reaches when ``path`` is given.
+
+    ``of: post`` reads the post inside the reply (``structure.read_post``: without a one-line preamble such
+    as "Here's the post:" or a closing line to the user) for a rule about the post ("every post under 40
+    words", "end every post with #JuniperBakes"); ``of: reply`` (the default) reads the whole reply, for a
+    rule about the reply ("start every reply with ..."). When setting the preamble or the closing line aside
+    is what makes the check hold, the outcome says so (``unsure``): the verdict stands, a judge may look."""
 
     path: str | None = None
+    of: Literal["reply", "post"] = "reply"
     # Text checks read a reply as it reads rendered (``plain_text``: no emphasis marks, no heading #s); a
     # check about the Markdown itself (a regular expression that forbids bullet or heading lines) reads
     # the raw text. Strings inside JSON are data and are read as written.
     reads_markdown: ClassVar[bool] = False
 
+    @model_validator(mode="after")
+    def _scope(self) -> TextCheck:
+        if self.of == "post" and self.path is not None:
+            raise ValueError("'of: post' reads a reply's text; a check with 'path' reads JSON strings, drop one")
+        return self
+
+    def _read(self, text: str) -> str:
+        return text if self.reads_markdown else plain_text(text)
+
     def run(self, subject: Subject) -> Outcome:
         if self.path is None:
-            return self.check_text(subject.text if self.reads_markdown else plain_text(subject.text))
+            whole = self.check_text(self._read(subject.text))
+            if self.of == "reply":
+                return whole
+            post = read_post(subject.text)
+            outcome = self.check_text(self._read(post.body))
+            if outcome[0] and not whole[0]:
+                aside = " and ".join(quote(p, 40) for p in (post.preamble, post.afterword) if p)
+                return Outcome(True, outcome[1], f"holds on the post once {aside} is set aside")
+            return outcome
         doc, error = subject.json()
         if error is not None:
-            return False, f"no JSON to check ({error})"
+            return Outcome(False, f"no JSON to check ({error})")
         try:
             found = resolve(doc, self.path)
         except PathError as exc:
-            return False, str(exc)
+            return Outcome(False, str(exc))
         if not found:
-            return False, f"nothing at {self.path}"
+            return Outcome(False, f"nothing at {self.path}")
         for where, value in found:
             if not isinstance(value, str):
-                return False, f"{where or '(root)'} is a {_json_type(value)}, not a string"
+                return Outcome(False, f"{where or '(root)'} is a {_json_type(value)}, not a string")
             ok, note = self.check_text(value)
             if not ok:
-                return False, f"{where}: {note}"
+                return Outcome(False, f"{where}: {note}")
         return OK
 
     def check_text(self, text: str) -> Outcome:  # pragma: no cover
@@ -771,24 +642,33 @@ class SentenceCount(Bounded, TextCheck):
 
 
 class ListItems(Bounded, TextCheck):
-    """Between ``min`` and ``max`` list-item lines: ``-``, ``*`` or ``•`` bullets, ``1.``/``1)`` numbers."""
+    """Between ``min`` and ``max`` list items, in any marker style the structure reader reads
+    (``structure.list_items``): ``-``/``*``/``•`` and other bullets, emoji bullets, ``1.``/``2)``/``(3)``,
+    Roman numerals (``I.``, ``ii)``), letters (``a)``) and number words (``One:``). ``bullet`` counts the
+    unordered items, ``numbered`` the ordered ones (digits, Roman numerals, letters and number words all
+    number a list). With no marker anywhere, lines a colon introduces count as items for ``any`` (one tip
+    per line), and the outcome says the items were read so (``unsure``)."""
 
     check: Literal["list_items"]
     style: Literal["any", "bullet", "numbered"] = "any"
 
     def check_text(self, text: str) -> Outcome:
-        pattern = _LIST_ITEM[self.style]
-        n = sum(1 for line in text.splitlines() if pattern.match(line))
+        items = [i for i in list_items(text) if self.style == "any" or i.style == self.style]
         kind = "list items" if self.style == "any" else f"{self.style} list items"
-        return _in_bounds(n, self.min, self.max, kind)
+        ok, note = _in_bounds(len(items), self.min, self.max, kind)
+        if items and all(i.kind == "line" for i in items):
+            return Outcome(ok, note, f"{len(items)} unmarked lines after a colon read as list items")
+        return Outcome(ok, note)
 
 
 class BannedWords(TextCheck):
-    """None of ``words`` is used, in any form a reader would still read as the word (see ``banned_hits``):
+    """None of ``words`` is used, in any form a reader would still read as it (see ``engine.episodes.banned``):
     another case, a hyphenated or run-together compound (``gluten-free``, ``#FreeCoffee``, ``#cheapflights``),
-    an inflection (``frees``, ``cheaper``), spelt out letter by letter (``F-R-E-E``) or with look-alike
-    characters (``fr33``). A different word that merely holds the letters (``freedom``) is not the word.
-    With ``case_sensitive`` only the exact spelling counts."""
+    an inflection (``frees``, ``cheaper``, ``freely``), spelt out letter by letter (``F-R-E-E``) or with
+    look-alike characters (``fr33``). A different word that merely holds the letters (``freedom``) is not the
+    word. An entry of several words, or with punctuation, is a phrase found by its words in any form and
+    spacing (``free of charge``, ``Next?`` in ``NEXT ?`` but not in "next spring"). With ``case_sensitive``
+    only the exact spelling counts."""
 
     check: Literal["banned_words"]
     words: list[str] = Field(min_length=1)
@@ -899,19 +779,26 @@ class StartsWith(TextCheck):
 
 
 class EndsWith(TextCheck):
-    """The text, trailing white space and Markdown emphasis aside, ends with ``text``."""
+    """The text, trailing white space and Markdown emphasis aside, ends with ``text``. With ``line`` the
+    text must be the whole last line (a sign-off of its own: "end with the line Next?"), not the end of a
+    sentence that runs on the same line."""
 
     check: Literal["ends_with"]
     text: str = Field(min_length=1)
     case_sensitive: bool = True
+    line: bool = False
 
     def check_text(self, text: str) -> Outcome:
+        fold = (lambda t: t) if self.case_sensitive else str.casefold
+        if self.line:
+            last = last_line(text)
+            if fold(last) == fold(self.text.strip()):
+                return OK
+            return Outcome(False, f"the last line reads {quote(last, 40)}, not {quote(self.text, 30)}")
         body = text.rstrip()
-        if self.case_sensitive:
-            ok = body.endswith(self.text)
-        else:
-            ok = body.casefold().endswith(self.text.casefold())
-        return OK if ok else (False, f"ends with {quote(body[-(len(self.text) + 10):], 40)}")
+        if fold(body).endswith(fold(self.text)):
+            return OK
+        return Outcome(False, f"ends with {quote(body[-(len(self.text) + 10):], 40)}")
 
 
 class LetterCase(TextCheck):
@@ -977,7 +864,7 @@ _ALPHA_WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
 
 def _without(text: str, keep: Sequence[str]) -> str:
     """The text with its code spans and the ``keep`` strings (names copied on purpose) blanked out."""
-    text = _CODE_SPAN.sub(" ", text)
+    text = CODE_SPAN.sub(" ", text)
     for k in sorted(keep, key=len, reverse=True):
         text = re.sub(re.escape(k), " ", text, flags=re.IGNORECASE)
     return text
@@ -1013,8 +900,8 @@ class FiguresFrom(TextCheck):
     source: str = Field(min_length=1)
 
     def check_text(self, text: str) -> Outcome:
-        known = set(_FIGURE.findall(_CODE_SPAN.sub(" ", self.source)))
-        extra = [f for f in _FIGURE.findall(_CODE_SPAN.sub(" ", text)) if f not in known]
+        known = set(_FIGURE.findall(CODE_SPAN.sub(" ", self.source)))
+        extra = [f for f in _FIGURE.findall(CODE_SPAN.sub(" ", text)) if f not in known]
         return (False, f"figures not in the source: {quote(sorted(set(extra)))}") if extra else OK
 
 
@@ -1086,11 +973,106 @@ class ItemsMatch(JsonCheck):
         return OK
 
 
+# What separates the members of an inline series: commas, semicolons, a colon that opens the series,
+# arrows, and the conjunctions of a list ("Uranus and Neptune", "tea or coffee", "then Mars").
+_SERIES_SPLIT = re.compile(r"\s*(?:[,;:/]|→|⇒|->|=>|&|\band\b|\bor\b|\bthen\b)\s*", re.IGNORECASE)
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?…])\s+")
+
+
+def _enumeration(text: str) -> list[tuple[int, str]]:
+    """The members of the series a reply writes, each with the group it belongs to: the items of one
+    list, or the parts of one sentence (a line without a closing stop runs on into the next, so one name
+    per line is one series)."""
+    items = {i.line: i for i in list_items(text)}
+    out: list[tuple[int, str]] = []
+    group, open_line = 0, False
+    for n, line in enumerate(text.splitlines()):
+        if n in items:
+            if not (out and open_line == "list"):
+                group += 1
+            out.append((group, items[n].text))
+            open_line = "list"  # type: ignore[assignment]
+            continue
+        if not line.strip():
+            open_line = False
+            continue
+        if open_line is not True:
+            group += 1
+        # A parenthesis is an aside about the series, not a member of it.
+        pieces = _SENTENCE_BREAK.split(re.sub(r"\([^()]*\)", " ", line).strip())
+        for k, sentence in enumerate(pieces):
+            if k:
+                group += 1
+            out.extend((group, p) for p in (x.strip(" .!?…\"'()[]") for x in _SERIES_SPLIT.split(sentence)) if p)
+        open_line = not re.search(r"[.!?…][\"')\]]*$", line.strip())
+    return out
+
+
+def _item_like(element: str) -> bool:
+    """A member that names one more thing of the series: a short name (``Pluto``, ``the Moon``), not a
+    phrase about the series (``in that order``)."""
+    ws = words(element)
+    return len(ws) == 1 or (len(ws) <= 3 and any(w[:1].isupper() and w != "I" for w in ws))
+
+
+class InOrder(TextCheck):
+    """The reply names each of ``items`` (whole words, any case) in this order, as one series: a list or
+    an inline enumeration (``Mercury, Venus, ... and Neptune``). With ``exclusive`` (the default) it names
+    nothing else in the series: no member between two items and none right after the last in the same
+    sentence or list (the eight planets, not nine). A series may start after words of its own ("the
+    planets are Mercury, ...")."""
+
+    check: Literal["sequence"]
+    items: list[str] = Field(min_length=2)
+    exclusive: bool = True
+
+    def check_text(self, text: str) -> Outcome:
+        patterns = [word_pattern(i, False) for i in self.items]
+        elements: list[tuple[int, str]] = []
+        for group, element in _enumeration(text):
+            # Names with nothing between them ("mercury venus earth") are members one word each.
+            several = sum(1 for p in patterns if p.search(element)) > 1
+            elements.extend((group, w) for w in (element.split() if several else [element]))
+        named = [[k for k, p in enumerate(patterns) if p.search(e)] for _, e in elements]
+        best: Outcome = Outcome(False, f"does not name {quote(self.items[0], 30)}")
+        for start in (e for e, ks in enumerate(named) if 0 in ks):
+            outcome = self._from(start, elements, named)
+            if outcome[0]:
+                return outcome
+            best = outcome
+        return best
+
+    def _from(self, start: int, elements: list[tuple[int, str]], named: list[list[int]]) -> Outcome:
+        want, extras, e = 0, [], start
+        while e < len(elements) and want < len(self.items):
+            here = named[e]
+            if want in here:
+                while want < len(self.items) and want in here:
+                    want += 1
+                if any(k >= want for k in here):
+                    return Outcome(False, f"names {quote(self.items[max(here)], 30)} out of order")
+            elif here:
+                return Outcome(False, f"names {quote(self.items[here[0]], 30)} where "
+                                      f"{quote(self.items[want], 30)} comes next")
+            elif _item_like(elements[e][1]):
+                extras.append(elements[e][1])
+            e += 1
+        if want < len(self.items):
+            return Outcome(False, f"the series stops before {quote(self.items[want], 30)}")
+        last_group = elements[e - 1][0]
+        while e < len(elements) and elements[e][0] == last_group and _item_like(elements[e][1]):
+            extras.append(elements[e][1])
+            e += 1
+        if self.exclusive and extras:
+            return Outcome(False, f"names {quote(extras, 60)} beside the {len(self.items)} items")
+        return OK
+
+
 CheckSpec = Annotated[
     Union[  # noqa: UP007 - a discriminated union reads better spelt out
         JsonOnly, JsonSchema, ValueEquals, ArrayHas, ValueIn, TypeIs, DateFormat, Count, SortedBy,
         WordCount, SentenceCount, ListItems, BannedWords, WordHits, Contains, NotContains, Regex,
-        StartsWith, EndsWith, LetterCase, LabelledNumber, SourceOverlap, FiguresFrom, Change, ItemsMatch,
+        StartsWith, EndsWith, LetterCase, LabelledNumber, SourceOverlap, FiguresFrom, Change, ItemsMatch, InOrder,
     ],
     Field(discriminator="check"),
 ]
@@ -1099,7 +1081,7 @@ CHECK_NAMES = (
     "json_only", "json_schema", "value_equals", "array_has", "value_in", "type_is", "date_format", "count",
     "sorted_by", "word_count", "sentence_count", "list_items", "banned_words", "word_hits", "contains",
     "not_contains", "regex", "starts_with", "ends_with", "letter_case", "labelled_number", "source_overlap",
-    "figures_from", "change", "items_match",
+    "figures_from", "change", "items_match", "sequence",
 )
 
 

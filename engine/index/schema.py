@@ -9,7 +9,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from engine.core.fieldtypes import HttpsUrl, ModelName
 
 SCHEMA_VERSION = 1
 
@@ -66,20 +68,13 @@ class Score(Strict):
     value: float = Field(ge=0, le=100)
     # AIME year, LiveCodeBench version or window, harness details: whatever the source states.
     variant: str | None = None
-    source_url: str | None = None
-    secondary_url: str | None = None
+    source_url: HttpsUrl | None = None
+    secondary_url: HttpsUrl | None = None
     measured_by: MeasuredBy
     # Named for independent scores (shown on hover), e.g. "Artificial Analysis".
     evaluator: str | None = None
     checked: dt.date | None = None
     note: str | None = None
-
-    @field_validator("source_url", "secondary_url")
-    @classmethod
-    def _url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("https://", "http://")):
-            raise ValueError("must be an http(s) address of the page the figure was read from")
-        return value
 
     @model_validator(mode="after")
     def _provenance(self) -> Score:
@@ -130,7 +125,7 @@ class Attention(Strict):
     recurrent_layers: int = Field(default=0, ge=0)
     kv_heads: int = Field(ge=1)
     head_dim: int = Field(ge=1)
-    source_url: str
+    source_url: HttpsUrl
     note: str | None = None
 
     @model_validator(mode="after")
@@ -187,7 +182,7 @@ class AASpeed(Strict):
 
     output_tokens_per_s: float | None = Field(default=None, gt=0)
     ttft_s: float | None = Field(default=None, ge=0)
-    source_url: str
+    source_url: HttpsUrl
     synced: dt.date
 
     @model_validator(mode="after")
@@ -221,7 +216,7 @@ class ModelEntry(Strict):
     # Artificial Analysis's slug for this model, when it differs from our id (sync-aa matches on it).
     aa_slug: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9._-]*$")
     # Model names our own small-llm-bench runs used for this model (a run named like the id matches anyway).
-    bench_models: list[str] = Field(default_factory=list)
+    bench_models: list[ModelName] = Field(default_factory=list)
     speed: SpeedRun | None = None
     aa_speed: AASpeed | None = None
     notes: list[str] = Field(default_factory=list)

@@ -11,13 +11,24 @@ Unknown keys are ignored here, unlike in the file models: every server adds fiel
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 __all__ = ["Chunk", "Completion", "ValidationError", "describe"]
 
 _Count = int | None
+
+
+def _measured(value: Any) -> Any:
+    # Infinity and NaN (a rate over a zero duration, or a server's bug) measure nothing: not reported, so
+    # that no such number reaches a result file (JSON cannot hold one) or the board ("inf tok/s").
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+# A duration or rate the server measured: a finite number, or not reported.
+_Measure = Annotated[float | None, BeforeValidator(_measured)]
 
 
 class _Part(BaseModel):
@@ -63,19 +74,20 @@ class UsageBlock(_Part):
 
 
 class TimingsBlock(BaseModel):
-    """llama.cpp's ``timings``. Its known fields are typed; anything else it adds is kept as sent."""
+    """llama.cpp's ``timings``. Its known fields are typed (a non-finite duration or rate is taken as not
+    reported); anything else it adds is kept as sent, and never read."""
 
     model_config = ConfigDict(extra="allow", strict=True)
 
     cache_n: _Count = Field(default=None, ge=0)
     prompt_n: _Count = Field(default=None, ge=0)
-    prompt_ms: float | None = Field(default=None, ge=0)
-    prompt_per_token_ms: float | None = None
-    prompt_per_second: float | None = Field(default=None, ge=0)
+    prompt_ms: _Measure = Field(default=None, ge=0)
+    prompt_per_token_ms: _Measure = None
+    prompt_per_second: _Measure = Field(default=None, ge=0)
     predicted_n: _Count = Field(default=None, ge=0)
-    predicted_ms: float | None = Field(default=None, ge=0)
-    predicted_per_token_ms: float | None = None
-    predicted_per_second: float | None = Field(default=None, ge=0)
+    predicted_ms: _Measure = Field(default=None, ge=0)
+    predicted_per_token_ms: _Measure = None
+    predicted_per_second: _Measure = Field(default=None, ge=0)
     draft_n: _Count = Field(default=None, ge=0)
     draft_n_accepted: _Count = Field(default=None, ge=0)
 

@@ -12,7 +12,11 @@ Choices made here (written up in ``site_src/reading-the-leaderboard.md``):
   separability count, from ``engine.analysis.stats`` (sign test over shared tasks, Holm across every pair shown).
 * Size buckets cut on total parameters (what has to be loaded); inside a bucket, dense and sparse models are
   listed apart and ordered by active parameters (what a forward pass costs).
-* A row is flagged for every run setting that differs from the most common value across the board.
+* The reference setting is declared in a file beside the result files (``setting.yaml``,
+  ``engine.core.reference_setting``), never voted: every row is scored at its k (a row run with more trials
+  too; one run with fewer is unranked and says why), and a row is flagged for every run setting that differs
+  from it (``engine.publish.reference``), whatever the other rows did.
+* Ranks are competition ranks on the headline: tied rows share one (1, 1, 3).
 """
 
 from __future__ import annotations
@@ -31,14 +35,24 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from engine.analysis.judge import NEVER_SENT, JudgedScore, score_judged
 from engine.analysis.loaded_run import LoadedRun, load_runs
-from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, board_k, check_preset
-from engine.analysis.stats import ALPHA, PairVerdict, Separability, model_interval, separability
+from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, check_preset, unsure_share
+from engine.analysis.stats import (
+    ALPHA,
+    PairVerdict,
+    Separability,
+    competition_ranks,
+    model_interval,
+    ranking,
+    separability,
+)
 from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
 from engine.core.models_file import ModelEntry, ModelsFile, load_models
+from engine.core.reference_setting import ReferenceSetting, load_reference_setting, setting_path_for
 from engine.core.results import RAW_SUFFIX, model_slug
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES, SPECS
+from engine.publish.reference import COMPARED, SettingFlag, reference_values, row_values, setting_flags
 
 BOARD_SCHEMA_VERSION = 1
 
@@ -132,12 +146,6 @@ class TaskRow(_Model):
     trials: list[TrialCell]
 
 
-class SettingFlag(_Model):
-    field: str
-    value: str
-    common: str
-
-
 class SettingItem(_Model):
     field: str
     label: str
@@ -152,7 +160,10 @@ class RadarData(_Model):
 
 
 class Row(_Model):
+    # Competition rank on the headline (tied rows share one); None for a row that could not be scored.
     rank: int | None
+    # Why a row has no rank (too few trials for the board's k, or no task with k scorable trials).
+    unranked_reason: str | None = None
     model: str
     slug: str
     source_file: str
@@ -176,6 +187,8 @@ class Row(_Model):
     first_try_code_rate: float | None
     # Share of the trials sent to the judge whose verdict was applied; None for an unjudged row.
     judge_coverage: float | None
+    # Share of scored trials whose verdict rests on a check that could not decide from the text.
+    unsure_share: float | None = None
     uncovered_modules: list[str]
     changed_verdicts: int
     modules: list[ModuleCell]
@@ -232,8 +245,8 @@ class Board(_Model):
     tiers: list[TierGroup]
     buckets: list[BucketGroup]
     separability: SeparabilityView
-    # The most common value of each compared setting across the board.
-    common_settings: dict[str, str]
+    # The declared reference setting every row is scored at and compared with, in the words of a card.
+    reference_setting: dict[str, str]
     judged_rows: int
     fallback_rows: int
     partial_rows: int
@@ -258,6 +271,16 @@ class Board(_Model):
             if r.slug == slug:
                 return r
         raise KeyError(slug)
+
+    def neighbours(self, model: str) -> tuple[Row | None, Row | None]:
+        """The ranked rows listed just above and just below ``model``'s. Found by position, not by rank +/- 1:
+        tied rows share a rank, so the ranks around a row need not be consecutive."""
+        ranked = [r for r in self.rows if r.rank is not None]
+        names = [r.model for r in ranked]
+        if model not in names:
+            return None, None
+        i = names.index(model)
+        return (ranked[i - 1] if i > 0 else None), (ranked[i + 1] if i + 1 < len(ranked) else None)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -343,36 +366,6 @@ def speeds(run: RunFile) -> tuple[float | None, float | None]:
     return _median(decode), _median(prefill)
 
 
-# What the board compares between rows: (field, label, how to read it from a run file).
-SETTING_FIELDS: tuple[tuple[str, str, Callable[[RunFile], object]], ...] = (
-    ("task_set", "Task set", lambda r: r.provenance.task_set_hash),
-    ("bench_version", "Bench version", lambda r: r.provenance.bench_version),
-    ("trials", "Trials", lambda r: r.settings.trials),
-    ("profile", "Profile", lambda r: r.settings.profile),
-    (
-        "thinking",
-        "Thinking",
-        lambda r: {None: "server default", True: "on", False: "off"}[r.settings.thinking],
-    ),
-    (
-        "max_tokens",
-        "Max tokens",
-        lambda r: "per task" if r.settings.max_tokens is None else r.settings.max_tokens,
-    ),
-    (
-        "sampling",
-        "Sampling",
-        lambda r: (
-            f"temperature {'server default' if r.settings.temperature is None else r.settings.temperature}"
-            f", seed {r.settings.seed}"
-        ),
-    ),
-    ("sandbox", "Sandbox", lambda r: r.settings.sandbox_backend or "none"),
-    # --stop-loops ends looping replies early; verdicts should not change, but a row that used it says so.
-    ("stop_loops", "Stop loops", lambda r: "on" if r.settings.stop_loops else "off"),
-    # --early-stop scores a failed task on fewer trials: its pass^k is the same, its det score is not.
-    ("early_stop", "Early stop", lambda r: "on" if r.settings.early_stop else "off"),
-)
 # Shown on the card but not compared (they describe the machine, not what the model saw).
 INFO_FIELDS: tuple[tuple[str, str, Callable[[RunFile], object]], ...] = (
     ("concurrency", "Concurrency", lambda r: r.settings.concurrency),
@@ -380,31 +373,6 @@ INFO_FIELDS: tuple[tuple[str, str, Callable[[RunFile], object]], ...] = (
     ("filter", "Task filter", lambda r: r.settings.filter or "none"),
     ("started_at", "Started", lambda r: r.provenance.started_at),
 )
-
-
-def run_settings(run: RunFile) -> dict[str, str]:
-    return {f: str(get(run)) for f, _label, get in SETTING_FIELDS}
-
-
-def common_settings(all_settings: Sequence[dict[str, str]]) -> dict[str, str]:
-    """The most common value of each field; a tie goes to the value that sorts first (stable across runs)."""
-    out: dict[str, str] = {}
-    for f, _label, _get in SETTING_FIELDS:
-        counts = Counter(s[f] for s in all_settings)
-        if counts:
-            best = max(counts.values())
-            out[f] = sorted(v for v, c in counts.items() if c == best)[0]
-    return out
-
-
-def setting_flags(mine: dict[str, str], common: dict[str, str], board_size: int) -> list[SettingFlag]:
-    if board_size < 2:
-        return []
-    return [
-        SettingFlag(field=f, value=mine[f], common=common[f])
-        for f, _label, _get in SETTING_FIELDS
-        if mine[f] != common[f]
-    ]
 
 
 def unique_slugs(names: Sequence[str]) -> dict[str, str]:
@@ -538,16 +506,40 @@ def build_board(
     models: ModelsFile | None = None,
     weights: str = DEFAULT_PRESET,
     alpha: float = ALPHA,
+    *,
+    setting: ReferenceSetting | None = None,
 ) -> Board:
+    """The board of ``runs``, scored at the k of ``setting`` and flagged against it. Only a board with no
+    runs may go without a setting."""
     check_preset(weights)
     if not runs:
-        return _empty_board(weights, alpha)
+        return _empty_board(weights, alpha, setting)
+    if setting is None:
+        raise UserError("a board of result files needs the reference setting it scores them at (setting.yaml)")
     with _gc_paused():
-        return _build_board(runs, models, weights, alpha)
+        return _build_board(runs, models, weights, alpha, setting)
 
 
-def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: str, alpha: float) -> Board:
-    k = board_k([r.run for r in runs])
+def unranked_reason(run: RunFile, card: Scorecard, k: int) -> str | None:
+    """Why a row has no rank, in words that say how to fix it; None for a row that has one."""
+    if card.headline is not None:
+        return None
+    trials = run.settings.trials
+    if trials < k:
+        return (
+            f"run with {trials} trial{'s' if trials != 1 else ''} per task; the board scores pass^{k}, which "
+            f"needs at least {k}: re-issue its run command with --add-trials {k - trials}"
+        )
+    return (
+        f"no task has {k} scorable trials (the rest were excluded as infrastructure errors or invalid): "
+        "re-issue its run command, which runs those trials again"
+    )
+
+
+def _build_board(
+    runs: Sequence[LoadedRun], models: ModelsFile | None, weights: str, alpha: float, setting: ReferenceSetting
+) -> Board:
+    k = setting.k
     scored: list[_Scored] = []
     for item in runs:
         score = score_judged(item.run, item.applied, k=k, weights=weights)
@@ -555,16 +547,20 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
         headline_card = score.card if state == "fallback" else score.judged_card
         scored.append(_Scored(item, score, state, headline_card))
 
-    table = separability([s.headline_card for s in scored], alpha=alpha)
-    rank_of = {name: i + 1 for i, name in enumerate(table.ranking)}
+    cards = [s.headline_card for s in scored]
+    # A row with nothing scored has no task to compare: its pairs would only add tests to Holm's correction and
+    # so move the other rows' verdicts, which a row that could not be scored must not do.
+    table = separability([c for c in cards if c.headline is not None], alpha=alpha)
+    ordered = ranking(cards)
+    rank_of = competition_ranks(ordered)
+    position = {c.model: i for i, c in enumerate(ordered)}
     slugs = unique_slugs([s.item.run.settings.model for s in scored])
-    all_settings = [run_settings(s.item.run) for s in scored]
-    common = common_settings(all_settings)
     present = [m for m in MODULE_NAMES if any(m in s.score.card.modules for s in scored)]
 
     rows: list[Row] = []
-    for s, mine in zip(scored, all_settings, strict=True):
+    for s in scored:
         run, score, name = s.item.run, s.score, s.item.run.settings.model
+        mine = row_values(run)
         card = s.headline_card
         headline = _pct(card.headline)
         interval = model_interval(card)
@@ -632,7 +628,7 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
         decode, prefill = speeds(run)
         entry = models.find(name) if models else None
         size = size_facts(entry)
-        settings = [SettingItem(field=f, label=label, value=mine[f]) for f, label, _g in SETTING_FIELDS]
+        settings = [SettingItem(field=c.field, label=c.label, value=mine[c.field]) for c in COMPARED]
         settings += [SettingItem(field=f, label=label, value=str(get(run))) for f, label, get in INFO_FIELDS]
         radar_cells = [c for c in cells if c.tasks_scored]
         radar = RadarData(
@@ -647,7 +643,8 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
         )
         rows.append(
             Row(
-                rank=rank_of[name] if card.headline is not None else None,
+                rank=rank_of[name],
+                unranked_reason=unranked_reason(run, card, k),
                 model=name,
                 slug=slugs[name],
                 source_file=s.item.path.name,
@@ -671,17 +668,19 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
                 prefill_tps=prefill,
                 first_try_code_rate=score.card.first_try_code_rate,
                 judge_coverage=coverage,
+                unsure_share=unsure_share(run),
                 uncovered_modules=score.uncovered_modules if judged else [],
                 changed_verdicts=score.changed_verdicts if judged else 0,
                 modules=cells,
-                flags=setting_flags(mine, common, len(scored)),
+                flags=setting_flags(run, setting),
                 settings=settings,
                 size=size,
                 radar=radar,
                 tasks=_task_rows(s.item, score),
             )
         )
-    rows.sort(key=lambda r: (r.rank is None, r.rank or 0, r.model))
+    # The ranking's order: headline, then det score and name inside a tie, unscored rows last.
+    rows.sort(key=lambda r: position[r.model])
     slug_of = {r.model: r.slug for r in rows}
     pairs = _pair_rows(table, slug_of)
     return Board(
@@ -702,7 +701,7 @@ def _build_board(runs: Sequence[LoadedRun], models: ModelsFile | None, weights: 
             adjacent=[p for p in pairs if p.adjacent],
             pairs=pairs,
         ),
-        common_settings=common,
+        reference_setting=reference_values(setting),
         judged_rows=sum(r.judge_state == "judged" for r in rows),
         fallback_rows=sum(r.judge_state == "fallback" for r in rows),
         partial_rows=sum(r.judge_state == "partial" for r in rows),
@@ -719,6 +718,7 @@ def _pair_rows(table: Separability, slug_of: dict[str, str]) -> list[PairRow]:
             b=p.model_b,
             slug_a=slug_of[p.model_a],
             slug_b=slug_of[p.model_b],
+            tied=p.tied,
             tasks=p.tasks,
             wins_a=p.wins_a,
             wins_b=p.wins_b,
@@ -772,9 +772,9 @@ def _buckets(rows: Sequence[Row]) -> list[BucketGroup]:
     return out
 
 
-def _empty_board(weights: str, alpha: float) -> Board:
+def _empty_board(weights: str, alpha: float, setting: ReferenceSetting | None) -> Board:
     return Board(
-        k=1,
+        k=setting.k if setting is not None else 1,
         weights_preset=weights,
         tier_bands=list(TIER_BANDS),
         modules=[],
@@ -791,7 +791,7 @@ def _empty_board(weights: str, alpha: float) -> Board:
             adjacent=[],
             pairs=[],
         ),
-        common_settings={},
+        reference_setting=reference_values(setting) if setting is not None else {},
         judged_rows=0,
         fallback_rows=0,
         partial_rows=0,
@@ -800,10 +800,27 @@ def _empty_board(weights: str, alpha: float) -> Board:
 
 
 def board_from_dir(
-    results_dir: Path, models_path: Path | None = None, weights: str = DEFAULT_PRESET
+    results_dir: Path,
+    models_path: Path | None = None,
+    weights: str = DEFAULT_PRESET,
+    setting_path: Path | None = None,
 ) -> Board:
-    """The one entry point the site, the HTML file and the JSON use."""
-    return build_board(load_results(results_dir), load_models_optional(models_path), weights)
+    """The one entry point the site, the HTML file and the JSON use. The reference setting is read from
+    ``setting_path``, by default the ``setting.yaml`` beside the result files."""
+    runs = load_results(results_dir)
+    setting = board_setting(results_dir, runs, setting_path)
+    return build_board(runs, load_models_optional(models_path), weights, setting=setting)
+
+
+def board_setting(
+    results_dir: Path, runs: Sequence[LoadedRun], setting_path: Path | None = None
+) -> ReferenceSetting | None:
+    """The reference setting of a folder's board: ``setting_path``, by default ``setting.yaml`` beside the
+    result files. A folder with result files must have one; an empty folder's board needs none."""
+    path = setting_path or setting_path_for(results_dir)
+    if not runs and not path.is_file():
+        return None
+    return load_reference_setting(path)
 
 
 # ----------------------------------------------------------------------------------------------------------

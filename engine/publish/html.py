@@ -4,8 +4,9 @@ The site's macros and hook and the single-file ``leaderboard.html`` all call the
 show the same thing. Rules kept here:
 
 * Every string that came from a result file or models.yaml goes through ``esc`` (model names, notes,
-  settings, task ids); a URL from models.yaml is shown only when it is http(s). JSON placed in a page has
-  ``<``, ``>`` and ``&`` written as unicode escapes, so no data can close its script element.
+  settings, task ids), which escapes HTML and writes braces as character references; a URL from models.yaml
+  is shown only when it is http(s). JSON placed in a page has ``<``, ``>`` and ``&`` written as unicode
+  escapes, so no data can close its script element.
 * No arithmetic: every number is a ``Board`` field, only formatted here (digits, percent sign, and a 0-1 score
   shown on the site's one 0-100 scale by ``fmt_pts``).
 * Links are made by a ``Links`` object, since the site links to pages and the single file to anchors.
@@ -25,6 +26,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from engine.publish.board import Board, PairRow, Row
+from engine.publish.reference import flag_text
 
 STATIC_DIR = Path(__file__).resolve().parent / "site" / "static"
 # A table wider than a phone scrolls in this box; focusable, so a keyboard can scroll it too.
@@ -33,8 +35,14 @@ SCROLL = '<div class="lb-scroll" tabindex="0" role="region" aria-label="table">'
 MAX_PAIRS_SHOWN = 300
 
 
+# Every template delimiter (``{{``, ``{%``, ``{#`` and their ends) needs a brace: written as character
+# references, braces look the same in a browser and no template engine that a page may meet can read them.
+_BRACES = str.maketrans({"{": "&#123;", "}": "&#125;"})
+
+
 def esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    """Text for HTML (an element's content or a quoted attribute): ``& < > " '`` escaped, braces too."""
+    return html.escape(str(value), quote=True).translate(_BRACES)
 
 
 def safe_json(data: Any) -> str:
@@ -47,6 +55,11 @@ def safe_url(url: str | None) -> str | None:
     if url and (url.startswith("https://") or url.startswith("http://")):
         return url
     return None
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """"1 model", "2 models": a count with its noun (``words`` for a plural that is not word + s)."""
+    return f"{n} {word}" if n == 1 else f"{n} {words or word + 's'}"
 
 
 def fmt(value: float | None, digits: int = 1) -> str:
@@ -111,8 +124,8 @@ def chip(board: Board, links: Links) -> str:
     s = board.separability
     return (
         f'<a class="lb-chip" href="{esc(links.separability())}" title="pairs the bank can tell apart: sign '
-        f'test over shared tasks, Holm-corrected across all pairs">{s.separable_count} of {s.pair_count} '
-        f"pairs separable</a>"
+        f'test over shared tasks, Holm-corrected across all pairs">{s.separable_count} of '
+        f"{plural(s.pair_count, 'pair')} separable</a>"
     )
 
 
@@ -132,8 +145,8 @@ def warn_mark(row: Row) -> str:
     if row.judge_state == "fallback":
         marks.append('<span class="lb-unj">unjudged</span>')
     if row.flags:
-        text = "; ".join(f"{f.field}: {f.value} (most rows: {f.common})" for f in row.flags)
-        marks.append(f'<span class="lb-flag" title="settings differ from the board: {esc(text)}">⚑</span>')
+        text = "; ".join(flag_text(f) for f in row.flags)
+        marks.append(f'<span class="lb-flag" title="settings differ from the reference setting: {esc(text)}">⚑</span>')
     return "".join(marks)
 
 
@@ -176,8 +189,11 @@ def tiers_panel(board: Board, links: Links) -> str:
         )
     unscored = [r for r in board.rows if r.headline is None]
     if unscored:
-        names = ", ".join(f'<a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>' for r in unscored)
-        parts.append(f'<p class="lb-empty">Not scored (no task reached k scorable trials): {names}</p>')
+        items = "".join(
+            f'<li><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>: {esc(r.unranked_reason or "")}</li>'
+            for r in unscored
+        )
+        parts.append(f'<div class="lb-empty">Not ranked:<ul>{items}</ul></div>')
     return "".join(parts)
 
 
@@ -236,6 +252,7 @@ def detail_panel(board: Board, links: Links) -> str:
         '<th data-sort="num">Judged det</th><th data-sort="num">Judged pass</th>'
         '<th data-sort="num">Tasks</th><th data-sort="num">Run time (min)</th>'
         '<th data-sort="num">tok/s</th><th data-sort="num">First-try code</th>'
+        '<th data-sort="num" title="share of verdicts resting on a check that could not decide">Unsure</th>'
     )
     rows = []
     for r in board.rows:
@@ -252,7 +269,8 @@ def detail_panel(board: Board, links: Links) -> str:
             f"<td{data_v(r.tasks_scored)}>{r.tasks_scored}</td>"
             f"<td{data_v(r.run_time_min)}>{fmt(r.run_time_min)}</td>"
             f"<td{data_v(r.decode_tps)}>{fmt(r.decode_tps)}</td>"
-            f"<td{data_v(r.first_try_code_rate)}>{fmt_share(r.first_try_code_rate)}</td></tr>"
+            f"<td{data_v(r.first_try_code_rate)}>{fmt_share(r.first_try_code_rate)}</td>"
+            f"<td{data_v(r.unsure_share)}>{fmt_share(r.unsure_share)}</td></tr>"
         )
     return (
         '<p class="lb-note">Every score is on the 0–100 scale. Module columns: raw det score with the judge’s '
@@ -286,11 +304,11 @@ def leaderboard_html(board: Board, links: Links) -> str:
         )
     meta = (
         f"judged pass^{board.k} on a fixed 0–100 axis · weights {esc(board.weights_preset)} · "
-        f"{len(board.rows)} models ({board.judged_rows} judged, {board.partial_rows} partly judged, "
+        f"{plural(len(board.rows), 'model')} ({board.judged_rows} judged, {board.partial_rows} partly judged, "
         f"{board.fallback_rows} unjudged and hatched)"
     )
     if board.flagged_rows:
-        meta += f" · {board.flagged_rows} flagged ⚑ for settings that differ from the rest"
+        meta += f" · {board.flagged_rows} flagged ⚑ for settings that differ from the reference setting"
     return (
         f'<div class="lb" data-lb><div class="lb-head">{chip(board, links)}'
         f'<span class="lb-meta">{meta}</span>'
@@ -318,7 +336,7 @@ def board_legend() -> str:
         ('<span class="lb-unj">unjudged</span>', "no judged file for this run"),
         ('<span class="lb-warn">⚠</span>', "the judge did not cover every trial: judged columns are a blend"),
         ('<sup class="lb-star">*</sup>', "a module the judge did not fully cover"),
-        ('<span class="lb-flag">⚑</span>', "settings differ from most rows of the board"),
+        ('<span class="lb-flag">⚑</span>', "run settings that differ from the board's declared reference setting"),
         ('<span class="lb-badge">MoE</span>', "sparse model (Mixture-of-Experts or per-layer embeddings)"),
     )
     body = "".join(f"<li>{mark} {text}</li>" for mark, text in items)
@@ -401,13 +419,19 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
         )
     if row.flags:
         items = "".join(
-            f"<li>{esc(f.field)}: <code>{esc(f.value)}</code> (most rows: <code>{esc(f.common)}</code>)</li>"
+            f"<li>{esc(f.label)}: <code>{esc(f.value)}</code> (reference setting: <code>{esc(f.reference)}</code>)"
+            "</li>"
             for f in row.flags
         )
-        notes.append(f'<div class="lb-callout">⚑ Settings differ from the rest of the board:<ul>{items}</ul></div>')
+        notes.append(
+            f'<div class="lb-callout">⚑ Settings differ from the reference setting:<ul>{items}</ul></div>'
+        )
+    if row.unranked_reason:
+        notes.append(f'<p class="lb-callout">Not ranked: {esc(row.unranked_reason)}.</p>')
     score_label = "judged pass^" if row.judge_state != "fallback" else "raw pass^"
     interval = "" if row.interval_low is None else f" · 95% interval {fmt(row.interval_low)}–{fmt(row.interval_high)}"
-    rank = f"rank {row.rank} of {len(board.rows)}" if row.rank else "not ranked"
+    tied = row.rank is not None and sum(r.rank == row.rank for r in board.rows) > 1
+    rank = f"rank {row.rank} of {len(board.rows)}{' (tied)' if tied else ''}" if row.rank else "not ranked"
     head = (
         f'<p class="lb-card-head">{tier_badge(row.tier)} <strong class="lb-big">{fmt(row.headline)}</strong> '
         f"{score_label}{board.k} · {rank}{interval} · "
@@ -421,6 +445,7 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
             ("Prefill", f"{fmt(row.prefill_tps)} tok/s"),
             ("First-try code", fmt_share(row.first_try_code_rate)),
             ("Judge coverage", coverage),
+            ("Verdicts on an unsure check", fmt_share(row.unsure_share)),
             ("Verdicts changed by judge", str(row.changed_verdicts)),
             ("Tasks scored", f"{row.tasks_scored} ({row.tasks_excluded} dropped)"),
             ("Trials excluded (infra)", str(row.trials_excluded)),
@@ -512,13 +537,16 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
 # Separability
 
 
-def _pair_tr(p: PairRow, links: Links) -> str:
+def _pair_tr(p: PairRow, links: Links, headline: dict[str, float | None]) -> str:
     yes = '<span class="lb-yes">separable</span>' if p.separable else "not separable"
+    # A tied pair has no higher and lower model: its scores say so instead of the order.
+    scores = f"{fmt(headline[p.slug_a])} – {fmt(headline[p.slug_b])}" + (" (tied)" if p.tied else "")
     return (
         f'<tr><td><a href="{esc(links.model(p.slug_a))}">{esc(p.a)}</a></td>'
-        f'<td><a href="{esc(links.model(p.slug_b))}">{esc(p.b)}</a></td>'
-        f"<td>{p.wins_a}–{p.wins_b} ({p.ties} ties)</td><td>{p.p_value:.3g}</td><td>{p.p_adjusted:.3g}</td>"
-        f"<td>{yes}</td><td>{p.tasks_needed if p.tasks_needed is not None else '—'}</td></tr>"
+        f'<td><a href="{esc(links.model(p.slug_b))}">{esc(p.b)}</a></td><td>{scores}</td>'
+        f"<td>{p.wins_a}–{p.wins_b} ({plural(p.ties, 'tie')})</td><td>{p.p_value:.3g}</td>"
+        f"<td>{p.p_adjusted:.3g}</td><td>{yes}</td>"
+        f"<td>{p.tasks_needed if p.tasks_needed is not None else '—'}</td></tr>"
     )
 
 
@@ -527,15 +555,16 @@ def separability_html(board: Board, links: Links) -> str:
     if not board.rows:
         return '<p class="lb-empty">No result files yet, so no pairs to test.</p>'
     head = (
-        "<thead><tr><th>Higher</th><th>Lower</th><th>Task wins</th><th>p</th><th>Holm p</th><th>Verdict</th>"
-        "<th>Tasks needed</th></tr></thead>"
+        "<thead><tr><th>Model</th><th>Against</th><th>Scores</th><th>Task wins</th><th>p</th><th>Holm p</th>"
+        "<th>Verdict</th><th>Tasks needed</th></tr></thead>"
     )
     summary = (
-        f'<p class="lb-card-head"><strong class="lb-big">{s.separable_count}</strong> of {s.pair_count} '
-        f"pairs separable at α = {s.alpha:g} (Holm across all {s.pair_count}); "
-        f"{s.adjacent_separable} of {s.adjacent_count} adjacent pairs.</p>"
+        f'<p class="lb-card-head"><strong class="lb-big">{s.separable_count}</strong> of '
+        f"{plural(s.pair_count, 'pair')} separable at α = {s.alpha:g} (Holm across all {s.pair_count}); "
+        f"{s.adjacent_separable} of {plural(s.adjacent_count, 'adjacent pair')}.</p>"
     )
-    adjacent = "".join(_pair_tr(p, links) for p in s.adjacent)
+    headline = {r.slug: r.headline for r in board.rows}
+    adjacent = "".join(_pair_tr(p, links, headline) for p in s.adjacent)
     separable = [p for p in s.pairs if p.separable]
     shown = separable[:MAX_PAIRS_SHOWN]
     more = (
@@ -545,12 +574,14 @@ def separability_html(board: Board, links: Links) -> str:
         "in board "
         "order; every pair is in leaderboard.json.</p>"
     )
+    separable_rows = "".join(_pair_tr(p, links, headline) for p in shown)
     return (
-        f'{summary}<h2>Adjacent pairs</h2><p class="lb-note">Each model against the one just below it. '
-        "Tasks needed: how many tasks a bank would need to separate the pair at this gap (McNemar, 80% "
-        f'power).</p>{SCROLL}<table class="lb-t">{head}<tbody>{adjacent}</tbody></table></div>'
+        f'{summary}<h2>Adjacent pairs</h2><p class="lb-note">Each model against the one just below it (or level '
+        "with it: a pair with the same score is marked tied). Tasks needed: how many tasks a bank would need to "
+        f'separate the pair at this gap (McNemar, 80% power).</p>{SCROLL}<table class="lb-t">{head}<tbody>'
+        f"{adjacent}</tbody></table></div>"
         f'<h2>Separable pairs</h2>{more}{SCROLL}<table class="lb-t">{head}<tbody>'
-        f"{''.join(_pair_tr(p, links) for p in shown) or '<tr><td colspan=7>none</td></tr>'}</tbody></table>"
+        f"{separable_rows or '<tr><td colspan=8>none</td></tr>'}</tbody></table>"
         "</div>"
     )
 

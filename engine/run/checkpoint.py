@@ -6,6 +6,7 @@ command picks up exactly the trials that are missing.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -18,10 +19,7 @@ from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text, read_text
 from engine.core.schema import CheckpointHeader, RunSettings, TrialRecord
 from engine.core.scrub import scrub
-
-# Settings that change what the model sees. Concurrency, the endpoint's address and the task selection do
-# not, so a run may be resumed with more workers, on a restarted server, or with a wider filter.
-FINGERPRINT_FIELDS = ("model", "thinking", "temperature", "seed", "max_tokens")
+from engine.run.resume_rule import MUST_MATCH
 
 
 def checkpoint_path(output: Path) -> Path:
@@ -29,14 +27,10 @@ def checkpoint_path(output: Path) -> Path:
 
 
 def fingerprint(settings: RunSettings) -> str:
-    picked = {name: getattr(settings, name) for name in FINGERPRINT_FIELDS}
+    """A short hash of the settings a resume must match, for a person reading the header (the resume rule
+    compares the settings themselves: ``engine.run.resume_rule``)."""
+    picked = {name: getattr(settings, name) for name in MUST_MATCH}
     return hashlib.sha256(json.dumps(picked, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def describe_mismatch(old: RunSettings, new: RunSettings) -> str:
-    diffs = [f"{n}: {getattr(old, n)!r} then, {getattr(new, n)!r} now" for n in FINGERPRINT_FIELDS
-             if getattr(old, n) != getattr(new, n)]
-    return "; ".join(diffs)
 
 
 class Checkpoint:
@@ -81,24 +75,20 @@ class Checkpoint:
 
     def append(self, trial: TrialRecord) -> None:
         assert self._handle is not None, "open() the checkpoint first"
-        self._handle.write(scrub(trial.model_dump_json()) + "\n")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        try:
+            self._handle.write(scrub(trial.model_dump_json()) + "\n")
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        except OSError as exc:
+            # A line cut by a full disk is the last line, which the reader drops: that trial runs again.
+            raise UserError(f"{self.path}: cannot add a trial to the checkpoint: {exc.strerror or exc}; the "
+                            "trials before it are kept: free some space, then issue the same command again "
+                            "to resume") from exc
 
     def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
-
-    def set_aside(self) -> Path | None:
-        """Move an existing checkpoint out of the way (``--no-resume``) instead of deleting anyone's work."""
-        if not self.path.exists():
-            return None
-        backup = self.path.with_name(self.path.name + ".bak")
-        n = 1
-        while backup.exists():
-            backup = self.path.with_name(f"{self.path.name}.bak{n}")
-            n += 1
-        self.path.rename(backup)
-        return backup
-
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            # Every line was flushed as it was added; what close could still fail on is a line a full disk
+            # cut, which the reader drops (that trial runs again).
+            with contextlib.suppress(OSError):
+                handle.close()

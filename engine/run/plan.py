@@ -22,9 +22,10 @@ from engine.core.schema import CheckpointHeader, RunSettings, TrialRecord
 from engine.episodes import MODULES
 from engine.episodes.base import LoadedTask
 from engine.model.local_server import LocalServer
-from engine.run.checkpoint import describe_mismatch, fingerprint
+from engine.run.checkpoint import fingerprint
 from engine.run.request import RunRequest
-from engine.run.resume import holds_other_tasks, read_previous, trials_to_keep
+from engine.run.resume import read_previous, trials_to_keep
+from engine.run.resume_rule import check_resume
 from engine.run.sandbox_choice import SandboxChoice
 from engine.run.server_facts import check_server
 
@@ -35,16 +36,15 @@ class RunPlan:
     endpoint: str  # the request's, or the embedded server's
     tasks: tuple[LoadedTask, ...]  # what runs, in bank order (code tasks skipped for want of a sandbox are not)
     skipped_tasks: Mapping[str, str]  # task id -> why it does not run
+    sandbox_limits: tuple[str, ...]  # the limits the code sandbox enforces here, in words
     # What the result file records as the run's settings, everything resolved: the trials (with
     # --add-trials), the sampler, the concurrency, the sandbox backend.
     settings: RunSettings
-    top_p: float
     server_kind: str
     served_context: int | None
     server_meta: Mapping[str, Any]
     header: CheckpointHeader  # the checkpoint's first line; an earlier attempt's start time carries over
     kept: tuple[TrialRecord, ...]  # earlier trials that stand
-    keep_checkpoint: bool  # the checkpoint holds trials of tasks outside this selection: keep it afterwards
     previous_duration_s: float  # the time earlier attempts took, added to this one's
 
 
@@ -119,6 +119,7 @@ async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: S
         filter=request.pattern,
         thinking=request.thinking,
         temperature=facts.temperature,
+        top_p=facts.top_p,
         seed=request.seed,
         max_tokens=request.max_tokens,
         concurrency=facts.concurrency or 1,
@@ -126,13 +127,9 @@ async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: S
         stop_loops=request.stop_loops,
         early_stop=request.early_stop,
     )
-    if previous.header is not None and previous.header.fingerprint != fingerprint(settings):
-        raise UserError(
-            f"{previous.source} was written with different settings "
-            f"({describe_mismatch(previous.header.settings, settings)}); re-issue the original command to resume "
-            "it, choose another --output, or pass --no-resume to start over (the old checkpoint is kept as a "
-            ".bak file)"
-        )
+    if previous.header is not None:
+        check_resume(previous.source, previous.header.settings, settings, previous.trials, runnable,
+                     lambda: {t.id: t for t in load_bank(request.tasks_dir)})
     header = CheckpointHeader(fingerprint=fingerprint(settings), settings=settings,
                               started_at=previous.header.started_at if previous.header else utc_now())
     return RunPlan(
@@ -140,13 +137,12 @@ async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: S
         endpoint=endpoint,
         tasks=runnable,
         skipped_tasks=MappingProxyType(dict(sandbox.skipped)),
+        sandbox_limits=sandbox.limits,
         settings=settings,
-        top_p=facts.top_p,
         server_kind=facts.kind,
         served_context=facts.served_context,
         server_meta=facts.meta,
         header=header,
         kept=trials_to_keep(previous, runnable, settings.trials),
-        keep_checkpoint=holds_other_tasks(previous, runnable),
         previous_duration_s=previous.duration_s,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.model.requestlimits import RequestLimits
 
@@ -20,6 +20,7 @@ class RunRequest(BaseModel):
     model: str
     # None: the embedded server's, which the caller starts and hands to planning.
     endpoint: str | None
+    # The result file, always ending in .json (``result_path``): the lock and the checkpoint are named from it.
     output: Path
     api_key: str | None = Field(default=None, repr=False)
     trials: int = 3
@@ -57,3 +58,14 @@ class RunRequest(BaseModel):
     stop_loops: bool = False
     # --early-stop: skip a task's remaining trials once one has failed (its pass^k is then decided: 0).
     early_stop: bool = False
+
+    @field_validator("output")
+    @classmethod
+    def _one_name_per_result(cls, output: Path) -> Path:
+        return result_path(output)
+
+
+def result_path(output: Path) -> Path:
+    """The result file ``--output`` names: ``X`` and ``X.json`` are one file, so they take one lock and one
+    checkpoint (the checkpoint drops ``.json`` from the name, the lock does not)."""
+    return output if output.name.endswith(".json") else output.with_name(output.name + ".json")

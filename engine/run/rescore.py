@@ -122,6 +122,18 @@ def rescore_run(
     return report
 
 
+def sandbox_factory(name: str | None) -> Callable[[], object]:
+    """The sandbox code trials are regraded in, opened on first use: the named backend (``--sandbox``) or the
+    first that works here, never an unconfined one."""
+
+    def open_backend() -> object:
+        from engine.sandbox import select_backend
+
+        return select_backend(name)
+
+    return open_backend
+
+
 def rescored_path_for(raw_path: Path) -> Path:
     """``x_raw_results.json`` -> ``x_rescored.json``: not picked up as a raw file of the board by accident."""
     name = raw_path.name

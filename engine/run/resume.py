@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.core.errors import UserError
+from engine.core.fileio import set_aside
 from engine.core.results import load_run_file
 from engine.core.schema import CheckpointHeader, RunFile, TrialRecord
 from engine.episodes.base import LoadedTask
 from engine.run.checkpoint import Checkpoint, checkpoint_path, fingerprint
+from engine.run.resume_rule import stands
 
 
 @dataclass(frozen=True)
@@ -26,13 +28,14 @@ class PreviousRun:
 
 
 def read_previous(output: Path, resume: bool) -> PreviousRun:
-    """Read the checkpoint and the old result file once. With ``resume`` off, the checkpoint is set aside
-    (kept as a ``.bak`` file) and nothing is read."""
+    """Read the checkpoint and the old result file once. With ``resume`` off, both are set aside (kept as
+    ``.bak`` files, never deleted) and nothing is read."""
     checkpoint = Checkpoint(checkpoint_path(output))
     if not resume:
-        moved = checkpoint.set_aside()
-        if moved:
-            print(f"--no-resume: the previous checkpoint was kept as {moved}", file=sys.stderr)
+        for path, what in ((checkpoint.path, "checkpoint"), (output, "result file")):
+            moved = set_aside(path)
+            if moved:
+                print(f"--no-resume: the previous {what} was kept as {moved}", file=sys.stderr)
         return PreviousRun(header=None, trials=(), duration_s=0.0, source=output)
     header, trials = checkpoint.read()
     old = _old_result(output, needed=header is None)
@@ -59,20 +62,13 @@ def _old_result(output: Path, *, needed: bool) -> RunFile | None:
 
 
 def trials_to_keep(previous: PreviousRun, tasks: tuple[LoadedTask, ...], trials: int) -> tuple[TrialRecord, ...]:
-    """The earlier trials this run keeps. Infra and invalid trials run again (the server may have been fixed
-    in between), and so do trials of a changed task or graded under an older grading version of it."""
+    """The earlier trials this run keeps: those that stand (``resume_rule.stands``). Infra and invalid trials
+    run again (the server may have been fixed in between), and so do trials of a changed task or graded under
+    an older grading version of it. (The resume rule has already refused a run that would leave out a task
+    or a trial index that stands.)"""
     current = {t.id: t for t in tasks}
     keep: dict[tuple[str, int], TrialRecord] = {}
     for rec in previous.trials:
-        task = current.get(rec.task_id)
-        if (task is not None and task.hash == rec.task_hash and rec.trial < trials and not rec.infra
-                and rec.invalid_reason is None and rec.task_version == task.task.version):
+        if rec.trial < trials and stands(rec, current.get(rec.task_id)):
             keep[(rec.task_id, rec.trial)] = rec
     return tuple(keep.values())
-
-
-def holds_other_tasks(previous: PreviousRun, tasks: tuple[LoadedTask, ...]) -> bool:
-    """Whether the earlier attempt has scorable trials of tasks outside this selection: then its checkpoint is
-    kept after the run, so that a wider selection later can still use them."""
-    selected = {t.id for t in tasks}
-    return any(r.task_id not in selected and not r.infra for r in previous.trials)

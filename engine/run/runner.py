@@ -17,7 +17,7 @@ from pathlib import Path
 
 from engine import __version__
 from engine.bank.load import task_set_hash
-from engine.core.errors import ContextOverflow, InfraError, ModelFailure, Truncated
+from engine.core.errors import ContextOverflow, InfraError, ModelFailure, Truncated, UserError
 from engine.core.results import write_run_file
 from engine.core.schema import Grade, Provenance, RunFile, TrialRecord, Turn
 from engine.episodes import MODULES
@@ -155,7 +155,7 @@ class Runner:
         client = ChatClient(ClientSettings(
             endpoint=plan.endpoint, model=settings.model, api_key=request.api_key, temperature=settings.temperature,
             thinking=settings.thinking, max_retries=request.max_retries, backoff_s=request.backoff_s,
-            timeout_s=request.request_timeout_s, top_p=plan.top_p, server_kind=plan.server_kind,
+            timeout_s=request.request_timeout_s, top_p=settings.top_p, server_kind=plan.server_kind,
             served_context=plan.served_context, sampler=servers.sampler_fields(plan.server_kind),
             limits=request.limits, stop_loops=request.stop_loops,
         ))
@@ -184,9 +184,17 @@ class Runner:
                     self.on_trial(record)
                 progress.advance(record)
 
+        workers = [asyncio.ensure_future(worker()) for _ in range(settings.concurrency)]
         try:
             with progress:
-                await asyncio.gather(*(worker() for _ in range(settings.concurrency)))
+                await asyncio.gather(*workers)
+        except BaseException:
+            # One worker failed (the checkpoint cannot be written ...): stop the others before the checkpoint
+            # closes, so that none finishes a trial it can no longer record.
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            raise
         finally:
             checkpoint.close()
             await client.aclose()
@@ -208,6 +216,7 @@ class Runner:
                 served_context=plan.served_context,
                 server=_server_meta(plan, client, advice),
                 skipped_tasks=dict(plan.skipped_tasks),
+                sandbox_limits=list(plan.sandbox_limits),
                 started_at=plan.header.started_at,
                 finished_at=utc_now(),
                 duration_s=round(plan.previous_duration_s + wall, 3),
@@ -216,11 +225,15 @@ class Runner:
             task_hashes={t.id: t.hash for t in plan.tasks},
             trials=results,
         )
-        write_run_file(request.output, run)
+        try:
+            write_run_file(request.output, run)
+        except UserError as exc:
+            raise UserError(f"{exc}. Every trial is kept in {checkpoint.path}: issue the same command again to "
+                            "write the result file from it") from exc
         for line in advice:
             print(line, file=sys.stderr)
-        if not plan.keep_checkpoint:
-            checkpoint.path.unlink(missing_ok=True)
+        # Every trial that stands is in the file now (the resume rule refuses a run that would leave one out).
+        checkpoint.path.unlink(missing_ok=True)
         return run
 
 

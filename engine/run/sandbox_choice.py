@@ -22,6 +22,16 @@ class SandboxChoice:
     handle: object = None
     label: str | None = None  # what the result file records as the sandbox backend
     skipped: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # task id -> why
+    # Which limits the backend enforces on this host, in words (the result file's provenance says them).
+    limits: tuple[str, ...] = ()
+
+
+def _enforced(handle: object) -> tuple[str, ...]:
+    from engine.episodes.code.module import SandboxHandle
+
+    if isinstance(handle, SandboxHandle):
+        return tuple(handle.backend.enforced_limits(handle.limits))
+    return ()  # a bare backend a test hands in: its limits are the test's business
 
 
 def choose_sandbox(
@@ -36,14 +46,14 @@ def choose_sandbox(
     from engine.episodes.code.module import open_sandbox, sandbox_label
 
     if given is not None:
-        return SandboxChoice(handle=given, label=sandbox_label(given))
+        return SandboxChoice(handle=given, label=sandbox_label(given), limits=_enforced(given))
     code_ids = [t.id for t in tasks if t.task.module == "code"]
     if not code_ids:
         return SandboxChoice()
     handle, label = open_sandbox(request.sandbox_name, request.allow_unsandboxed, request.sandbox_memory_mb,
                                  candidates)
     if handle is not None:
-        return SandboxChoice(handle=handle, label=label)
+        return SandboxChoice(handle=handle, label=label, limits=_enforced(handle))
     if len(code_ids) == len(tasks):
         raise UserError(f"every selected task is a code task and {label}")
     print(f"warning: {len(code_ids)} code task(s) skipped, the rest runs: {label}", file=sys.stderr)

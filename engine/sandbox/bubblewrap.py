@@ -3,9 +3,12 @@
 Every namespace is new (user, PID, network, mount, IPC, UTS, cgroup), so the program sees an empty
 loopback-only network, its own PID 1 and a root file system made of read-only binds of ``/usr`` plus
 tmpfs for ``/tmp`` and the scratch dir. Resource limits are rlimits set on the ``bwrap`` process and
-inherited inside. When the engine runs as root it first drops to a throw-away uid picked per run, so the
-PID cap (RLIMIT_NPROC counts per uid) applies to this run alone and host files owned by root stay out of
-reach even through the read-only binds.
+inherited inside, and, where the kernel lets the engine make one, a memory cgroup per run
+(:mod:`engine.sandbox.cgroup`), which also counts the shared memory an address-space limit misses. When the
+engine runs as root it first drops to a throw-away uid picked per run, so the PID cap (RLIMIT_NPROC counts
+per uid) applies to this run alone and host files owned by root stay out of reach even through the
+read-only binds. The seccomp filter (:mod:`engine.sandbox.seccomp`) keeps the program from widening its CPU
+affinity.
 """
 
 from __future__ import annotations
@@ -15,12 +18,14 @@ import os
 import resource
 import secrets
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
 
 from engine.sandbox import seccomp
 from engine.sandbox._supervise import supervise
+from engine.sandbox.cgroup import MemoryCgroup, open_memory_cgroup
 from engine.sandbox.core import (
     INSTALL_HINT,
     PROGRAM_NAME,
@@ -118,7 +123,8 @@ class BubblewrapBackend:
         return argv
 
     @staticmethod
-    def _rlimits(limits: Limits, timeout_s: float, nproc: int) -> Callable[[], None]:
+    def _child_setup(limits: Limits, timeout_s: float, nproc: int, uid: int | None,
+                     group: MemoryCgroup | None) -> Callable[[], None]:
         memory = limits.memory_mb * 1024 * 1024
         fsize = limits.file_size_mb * 1024 * 1024
         cpu = math.ceil(timeout_s) + 1
@@ -126,6 +132,8 @@ class BubblewrapBackend:
         keep = set(cpus[: max(1, math.ceil(limits.cpus))])
 
         def apply() -> None:  # runs in the child between fork and exec
+            if group is not None:
+                group.join()  # while still root: the cgroup's files are root's
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
@@ -133,6 +141,10 @@ class BubblewrapBackend:
             resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
             os.sched_setaffinity(0, keep)
+            if uid is not None:  # last: joining the cgroup above needed root
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
 
         return apply
 
@@ -178,9 +190,29 @@ class BubblewrapBackend:
             )
         self._checked = True
 
+    def enforced_limits(self, limits: Limits) -> list[str]:
+        """Which limits hold on this host, in words, for the result file."""
+        group, how = open_memory_cgroup(limits.memory_mb * 1024 * 1024)
+        if group is not None:
+            group.close()
+            memory = how
+        else:
+            memory = (f"memory: address-space rlimit {limits.memory_mb} MB only (no cgroup: {how}); shared "
+                      "memory the program unmaps is not counted, /dev/shm and /tmp are capped tmpfs")
+        affinity = ("refused by seccomp" if seccomp.program() is not None else "NOT refused (no seccomp filter "
+                    "for this architecture)")
+        return [
+            memory,
+            f"cpu: {max(1, math.ceil(limits.cpus))} core(s) by affinity (widening it: {affinity}); CPU time rlimit",
+            f"processes: {limits.pids} (RLIMIT_NPROC on a throw-away uid when run as root)",
+            f"files: {limits.file_size_mb} MB each, tmpfs {limits.scratch_mb} MB for /scratch, /tmp and /dev/shm",
+            f"output: {limits.output_bytes} bytes per stream; network: none (own namespace)",
+        ]
+
     def run(self, program: str, files: dict[str, str], *, limits: Limits, timeout_s: float) -> ExecResult:
         named = validate_files(files)
         uid, nproc = self._identity(limits)
+        group, _ = open_memory_cgroup(limits.memory_mb * 1024 * 1024)
         opened: list[int] = []
         file_args: list[str] = []
         made_dirs: set[str] = set()
@@ -211,16 +243,18 @@ class BubblewrapBackend:
                 env={},
                 cwd="/",
                 pass_fds=opened,
-                preexec_fn=self._rlimits(limits, timeout_s, nproc),
-                user=uid,
-                group=uid,
+                preexec_fn=self._child_setup(limits, timeout_s, nproc, uid, group),
             )
-        except OSError as exc:
+            if outcome.killed_reason is None and group is not None and group.oom_killed():
+                outcome.killed_reason = "memory"
+        except (OSError, subprocess.SubprocessError) as exc:
             raise SandboxUnavailable(
                 f"bubblewrap: could not start {self.bwrap}: {exc}. {INSTALL_HINT}"
             ) from exc
         finally:
             for fd in opened:
                 os.close(fd)
+            if group is not None:
+                group.close()
         return result_of(outcome, self.name, signal_status(outcome.returncode))
 

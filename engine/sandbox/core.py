@@ -100,6 +100,10 @@ class Backend(Protocol):
 
     def describe(self) -> str: ...
 
+    def enforced_limits(self, limits: Limits) -> list[str]:
+        """Which of ``limits`` this backend enforces here and how, in words, for the result file."""
+        ...
+
     def run(self, program: str, files: dict[str, str], *, limits: Limits, timeout_s: float) -> ExecResult: ...
 
 

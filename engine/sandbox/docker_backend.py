@@ -75,6 +75,16 @@ class DockerBackend:
     def describe(self) -> str:
         return f"docker ({self._engine}, image {self.image})"
 
+    def enforced_limits(self, limits: Limits) -> list[str]:
+        # The container engine puts each container in its own cgroup: memory (swap included), CPU and pids.
+        return [
+            f"memory: container cgroup {limits.memory_mb} MB, swap included (shared memory counted)",
+            f"cpu: {limits.cpus:g} CPU(s) by the container's CPU quota",
+            f"processes: {limits.pids} (container pids limit)",
+            f"files: tmpfs {limits.scratch_mb} MB scratch; output: {limits.output_bytes} bytes per stream; "
+            "network: none",
+        ]
+
     def _connect(self) -> Any:
         if self._client is not None:
             return self._client

@@ -32,6 +32,10 @@ class UnsandboxedBackend:
     def check(self) -> None:
         return None
 
+    def enforced_limits(self, limits: Limits) -> list[str]:
+        return [f"memory: address-space rlimit {limits.memory_mb} MB only; NO isolation of files, network or "
+                "processes (--allow-unsandboxed)"]
+
     @staticmethod
     def _rlimits(limits: Limits, timeout_s: float) -> Callable[[], None]:
         memory = limits.memory_mb * 1024 * 1024

@@ -6,10 +6,12 @@ from scipy.stats import binomtest
 
 from engine.analysis.scoring import Scorecard, score_run
 from engine.analysis.stats import (
+    competition_ranks,
     effective_task_count,
     holm,
     mcnemar_tasks_needed,
     model_interval,
+    ranking,
     separability,
     wilson_interval,
 )
@@ -193,3 +195,18 @@ def test_separability_refuses_two_cards_of_one_model() -> None:
     a = card_from_passes("a", [True])
     with pytest.raises(UserError, match="same model name"):
         separability([a, a])
+
+
+def test_tied_headlines_share_a_competition_rank_and_their_pair_is_tied() -> None:
+    # a and b pass the same share of tasks (different tasks), so their headlines tie; d scores nothing.
+    a = card_from_passes("a", [True] * 6 + [False] * 4)
+    b = card_from_passes("b", [False] * 4 + [True] * 6)
+    c = card_from_passes("c", [True] * 3 + [False] * 7)
+    top = card_from_passes("top", [True] * 10)
+    empty = score_run(make_run("empty", {"t00": ("tools", ["I"])}, trials=1), k=1)
+    ordered = ranking([c, b, empty, top, a])
+    assert [x.model for x in ordered] == ["top", "a", "b", "c", "empty"]
+    assert competition_ranks(ordered) == {"top": 1, "a": 2, "b": 2, "c": 4, "empty": None}
+    sep = separability([a, b, c, top])
+    tied = [(p.model_a, p.model_b) for p in sep.pairs if p.tied]
+    assert tied == [("a", "b")]

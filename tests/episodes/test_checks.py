@@ -18,6 +18,7 @@ from engine.episodes.checks import (
     same_unordered,
     schema_errors,
     sentences,
+    unsure_of,
     words,
 )
 
@@ -214,10 +215,44 @@ def test_list_items():
     assert ok(text, check="list_items", style="numbered", min=2, max=2)
 
 
+@pytest.mark.parametrize("text", [
+    "Garden note:\nI. Grit.\nII. Beer traps.\nIII. Morning watering.",
+    "Garden note: tips.\na) Copper tape.\nb) Hand-pick at dusk.\nc) A pond for frogs.",
+    "Garden note:\n🐌 Grit.\n🍺 Beer traps.\n🌅 Morning watering.",
+    "Garden note:\nOne: grit.\nTwo: beer traps.\nThree: morning watering.",
+])
+def test_three_items_in_any_marker_style_are_three_items(text):
+    assert ok(text, check="list_items", min=3, max=3)
+
+
+@pytest.mark.parametrize("text", [
+    "Garden note:\nI. Grit.\nII. Beer traps.\nIII. Morning watering.\nIV. Hedgehogs.",
+    "Garden note: grit, beer traps and morning watering.",
+    "Garden note:\na) Copper tape.\nc) A pond for frogs.",
+])
+def test_other_than_three_items_is_not_three(text):
+    assert not ok(text, check="list_items", min=3, max=3)
+
+
+def test_numbered_means_ordered_in_any_numbering_and_bullets_are_not_numbered():
+    assert ok("I. Red\nII. Yellow\nIII. Blue", check="list_items", style="numbered", min=3, max=3)
+    assert ok("a) Red\nb) Yellow\nc) Blue", check="list_items", style="numbered", min=3, max=3)
+    assert not ok("- Red\n- Yellow\n- Blue", check="list_items", style="numbered", min=3)
+    assert not ok("1. Red\n2. Yellow\n3. Blue", check="list_items", style="bullet", min=1)
+
+
+def test_unmarked_lines_count_as_items_but_say_so():
+    outcome = run("Tips:\nGrit.\nBeer traps.\nMornings.", check="list_items", min=3, max=3)
+    assert outcome[0] and "unmarked lines" in unsure_of(outcome)
+    assert unsure_of(run("Tips:\n- Grit.\n- Traps.\n- Mornings.", check="list_items", min=3)) is None
+
+
 def test_banned_words_match_whole_words_and_hyphenated_compounds():
     assert not ok("Our gluten-free loaf", check="banned_words", words=["free"])
     assert not ok("FREE buns!", check="banned_words", words=["free"])
-    assert ok("Feel freely at home; freedom; retry_free", check="banned_words", words=["free"])
+    assert ok("Feel at home; freedom; retry_free", check="banned_words", words=["free"])
+    # "-ly" makes the adverb of the same word: "freely" is "free" in another form.
+    assert not ok("Feel freely at home", check="banned_words", words=["free"])
     assert ok("FREE buns!", check="banned_words", words=["free"], case_sensitive=True)
     assert "gluten-free" in run("Our gluten-free loaf", check="banned_words", words=["free"])[1]
 
@@ -260,6 +295,31 @@ def test_starts_and_ends_with():
     assert ok("garden NOTE: hi", check="starts_with", text="Garden note:", case_sensitive=False)
     assert ok("Hi\nNext?\n", check="ends_with", text="Next?")
     assert not ok("Hi\nNext? 🙂", check="ends_with", text="Next?")
+
+
+def test_a_sign_off_line_must_be_its_own_last_line():
+    args = {"check": "ends_with", "text": "Next?", "line": True}
+    assert ok("Mulch with straw.\nNext?", **args) and ok("Mulch with straw.\n\n**Next?**  \n", **args)
+    assert not ok("Mulch with straw. Next?", **args)
+    assert ok("Mulch with straw. Next?", check="ends_with", text="Next?")
+    assert "the last line reads" in run("Mulch.\nNext? Or not.", **args)[1]
+
+
+def test_a_rule_about_the_post_reads_the_post():
+    post = "Rye is back at Juniper Bakery, warm every morning! #JuniperBakes"
+    reply = "Here's the post for the market, written to your rules:\n\n" + post
+    words = {"check": "word_count", "max": 10}
+    assert not ok(reply, **words)
+    outcome = run(reply, **words, of="post")
+    assert outcome[0] and "set aside" in unsure_of(outcome)
+    # The post itself over the limit still fails, whatever surrounds it.
+    assert not ok("Here's the post:\n\n" + post + " Come early and bring friends!", **words, of="post")
+    ending = {"check": "ends_with", "text": "#JuniperBakes", "of": "post"}
+    assert ok(post + "\n\nLet me know if you'd like it shorter!", **ending)
+    assert not ok(post + "\n\nSee you at the market!", **ending)
+    assert not ok("Here's the post:\n\n#JuniperBakes Rye is back!", **ending)
+    with pytest.raises(ValidationError, match="of: post"):
+        spec(check="word_count", max=3, path="title", of="post")
 
 
 def test_letter_case():
@@ -344,17 +404,43 @@ def test_sentence_splitting_knows_abbreviations_initials_and_decimals(text, n):
 
 @pytest.mark.parametrize("text", [
     "#cheapflights to Rome", "Cheap-ish seats", "CHEAP seats", "cheaper seats", "#CheapFlights",
-    "C-H-E-A-P seats", "c h e a p", "ch3ap seats", "сheap (a Cyrillic c)", "**cheap**",
+    "C-H-E-A-P seats", "c h e a p", "ch3ap seats", "сheap (a Cyrillic c)", "**cheap**", "cheaply made",
 ])
 def test_banned_words_see_disguises(text):
     assert not ok(text, check="banned_words", words=["cheap"]), text
 
 
 @pytest.mark.parametrize("text", [
-    "cheapskate", "a cheque", "#CheapskateClub", "Feel freely at home; freedom; retry_free", "#FreedomFries",
+    "cheapskate", "a cheque", "#CheapskateClub", "Feel at home; freedom; retry_free", "#FreedomFries",
 ])
 def test_banned_words_leave_other_words_alone(text):
     assert ok(text, check="banned_words", words=["cheap", "free"]), text
+
+
+@pytest.mark.parametrize("text", [
+    "Mulch with straw.\nNext?", "Mulch.\n**NEXT?**", "Mulch.\nnext ?", "Mulch. Next? Tell me.",
+])
+def test_a_banned_phrase_is_found_in_any_case_spacing_and_emphasis(text):
+    assert not ok(text, check="banned_words", words=["Next?"]), text
+
+
+@pytest.mark.parametrize("text", ["Next spring, mulch again.", "What comes next is mulching.", "Nextdoor?"])
+def test_a_banned_phrase_needs_its_punctuation_and_whole_words(text):
+    assert ok(text, check="banned_words", words=["Next?"]), text
+
+
+@pytest.mark.parametrize("text,banned", [
+    ("Refills Free Of Charge!", "free of charge"), ("refills free-of-charge", "free of charge"),
+    ("#FreeOfCharge", "free of charge"), ("a bun on the house", "on the house"),
+    ("Buns: ON  THE  HOUSE", "on the house"), ("costs nothing at all", "cost nothing"),
+])
+def test_a_banned_phrase_is_found_by_its_words_in_any_form(text, banned):
+    assert not ok(text, check="banned_words", words=[banned]), text
+
+
+def test_a_banned_phrase_needs_all_its_words_in_order():
+    assert ok("the house is free of dust", check="banned_words", words=["on the house"])
+    assert ok("charge is free", check="banned_words", words=["free of charge"])
 
 
 def test_short_banned_words_match_only_as_written():
@@ -362,6 +448,37 @@ def test_short_banned_words_match_only_as_written():
     assert ok("los perfiles y las andanzas", check="banned_words", words=["the", "and", "files"])
     assert not ok("los files", check="banned_words", words=["files"])
     assert not ok("The upgrade", check="banned_words", words=["the"])
+
+
+# ---------------------------------------------------------------------------------------------- sequence
+
+PLANETS = ["Mercury", "Venus", "Earth", "Mars", "Jupiter", "Saturn", "Uranus", "Neptune"]
+
+
+@pytest.mark.parametrize("text", [
+    "In order from the Sun, the planets are Mercury, Venus, Earth, Mars, Jupiter, Saturn, Uranus and Neptune.",
+    "Starting from the Sun: Mercury, Venus, Earth, Mars, Jupiter, Saturn, Uranus, and Neptune.",
+    "mercury → venus → earth → mars → jupiter → saturn → uranus → neptune",
+    "1. Mercury\n2. Venus\n3. Earth\n4. Mars\n5. Jupiter\n6. Saturn\n7. Uranus\n8. Neptune",
+    "Mercury, Venus, Earth (our home), Mars, Jupiter, Saturn, Uranus and Neptune, in that order.",
+    "Mercury, Venus, Earth, Mars, Jupiter, Saturn, Uranus and Neptune. Pluto is now a dwarf planet.",
+])
+def test_the_eight_planets_in_order_hold(text):
+    assert ok(text, check="sequence", items=PLANETS), run(text, check="sequence", items=PLANETS)
+
+
+@pytest.mark.parametrize("text,why", [
+    ("Mercury, Venus, Earth, Mars, Jupiter, Saturn, Uranus, Neptune and Pluto.", "Pluto"),
+    ("1. Mercury\n2. Venus\n3. Earth\n4. Mars\n5. Jupiter\n6. Saturn\n7. Uranus\n8. Neptune\n9. Pluto", "Pluto"),
+    ("Mercury, Venus, Earth, the Moon, Mars, Jupiter, Saturn, Uranus and Neptune.", "the Moon"),
+    ("From the Sun: Mercury, Earth, Venus, Mars, Jupiter, Saturn, Uranus and Neptune.", "Earth"),
+    ("Mercury, Venus, Earth, Mars, Jupiter, Saturn and Uranus.", "Neptune"),
+])
+def test_a_ninth_planet_a_missing_one_or_a_swap_fails(text, why):
+    good, note = run(text, check="sequence", items=PLANETS)
+    assert not good and why in note, note
+    if why == "Pluto":
+        assert ok(text, check="sequence", items=PLANETS, exclusive=False)
 
 
 # ---------------------------------------------------------------------------------------------- fidelity

@@ -144,6 +144,18 @@ NEAR_MISSES = [
         ["t7.one_sentence"],
     ),
     ("mti_scoped_rules", {1: "Ottawa. It is in the province of Ontario."}, ["t1.one_sentence"]),
+    # The sign-off must be its own last line, not the end of the last sentence.
+    ("mti_garden_rules", {2: "In hot weather water lettuce every day or two, early in the morning. Next?"},
+     ["t2.ends_next"]),
+    # Eight planets in order, then a ninth.
+    ("mti_scoped_rules", {7: "In order from the Sun: Mercury, Venus, Earth, Mars, Jupiter, Saturn, Uranus, "
+                             "Neptune and Pluto."}, ["t7.answer"]),
+    # A post over the limit fails however politely it is introduced.
+    ("mti_banned_word", {3: "Here's the Friday post:\n\nFriday treat: the first twenty customers through our "
+                            "door get a warm cinnamon bun on the house, our way of saying thank you to the whole "
+                            "neighbourhood for a wonderful first year together. Doors open at seven, so set "
+                            "your alarm and come hungry! #JuniperBakes"},
+     ["t3.under_40_words"]),
 ]
 
 
@@ -296,3 +308,21 @@ def test_markdown_emphasis_and_abbreviations_do_not_break_a_rule():
     for task_id, replies in (("mti_garden_rules", garden), ("mti_cabin_split", cabin), ("mti_scoped_rules", scoped)):
         trial = play(task_id, replies)
         assert trial.passed, (task_id, trial.grade.reason if trial.grade else trial.error)
+
+
+def test_other_list_styles_and_a_post_between_a_preamble_and_a_closing_line_pass():
+    garden = list(GOLD["mti_garden_rules"])
+    garden[5] = ("Garden note:\nI. Ring each seedling with grit.\nII. Sink beer traps nearby.\n"
+                 "III. Water in the morning.")
+    trial = play("mti_garden_rules", garden)
+    assert trial.passed, trial.grade.reason
+    garden[5] = "Garden note: my tips.\na) Copper tape.\nb) Hand-pick at dusk.\nc) A pond for frogs."
+    assert play("mti_garden_rules", garden).passed
+    posts = list(GOLD["mti_banned_word"])
+    posts[2] = ("Here's the Friday post, written to keep all three of your rules:\n\nFriday treat: the first "
+                "twenty customers through our door get a warm cinnamon bun on the house, our thank you to the "
+                "neighbourhood for a wonderful year! #JuniperBakes\n\nLet me know if you'd like a shorter one!")
+    trial = play("mti_banned_word", posts)
+    assert trial.passed, trial.grade.reason
+    # Setting the preamble and the closing line aside decided two checks: the grade says so.
+    assert "t3.under_40_words" in trial.grade.unsure and "t3.ends_hashtag" in trial.grade.unsure

@@ -1,7 +1,8 @@
 """A synthetic fleet of result files, built in code for tests (never committed as results).
 
-``make_fleet(tmp_path, n_models, seed)`` writes ``tmp_path/results/<model>_raw_results.json`` for each model
-and ``tmp_path/models.yaml`` with a row per model, and returns the result file paths (sorted by name).
+``make_fleet(tmp_path, n_models, seed)`` writes ``tmp_path/results/<model>_raw_results.json`` for each model,
+``tmp_path/results/setting.yaml`` (the reference setting every file of the fleet was run at) and
+``tmp_path/models.yaml`` with a row per model, and returns the result file paths (sorted by name).
 
 The fleet behaves like a real one on purpose: each model has an ability that grows with its (active) size,
 each task a difficulty, and a trial passes with a logistic chance of the gap, so bigger models tend to rank
@@ -26,6 +27,28 @@ from engine.core.schema import Grade, Provenance, RunFile, RunSettings, Timings,
 # Total parameters (billions) the fleet's models are drawn from, smallest first.
 SIZE_LADDER = (0.5, 1.0, 1.7, 3.0, 4.0, 7.0, 8.0, 12.0, 14.0, 24.0, 27.0, 32.0)
 TRIALS = 3
+FLEET_TASK_SET = "f1ee7f1ee7f1ee70"
+# The settings every fleet file is run at, as a reference setting file says them (overrides per test).
+FLEET_SETTING: dict = {
+    "schema_version": 1,
+    "k": TRIALS,
+    "profile": "full",
+    "task_set": FLEET_TASK_SET,
+    "bench_version": "0.1.0",
+    "sampling": {"temperature": 0.0, "top_p": 0.95, "seed": 0},
+    "max_tokens": "per task",
+    "thinking": "server default",
+    "sandbox": "confined",
+    "stop_loops": False,
+    "early_stop": False,
+}
+
+
+def write_setting(results: Path, **overrides: object) -> Path:
+    """``results/setting.yaml``: the fleet's reference setting with ``overrides`` (top-level keys)."""
+    path = results / "setting.yaml"
+    path.write_text(yaml.safe_dump({**FLEET_SETTING, **overrides}, sort_keys=False), encoding="utf-8")
+    return path
 
 
 def fleet_task_ids() -> dict[str, str]:
@@ -102,6 +125,7 @@ def make_fleet(tmp_path: Path, n_models: int, seed: int, *, unsized: int = 0) ->
     difficulty = {t: rng.uniform(-2.0, 3.5) for t in tasks}
     results = tmp_path / "results"
     results.mkdir(parents=True, exist_ok=True)
+    write_setting(results)
     rows = []
     paths = []
     for i in range(n_models):
@@ -123,10 +147,12 @@ def make_fleet(tmp_path: Path, n_models: int, seed: int, *, unsized: int = 0) ->
                 modules=[],
                 temperature=0.0,
                 seed=0,
+                sandbox_backend="bubblewrap (confined)",
             ),
             provenance=Provenance(
                 bench_version="0.1.0",
-                task_set_hash="fleet",
+                task_set_hash=FLEET_TASK_SET,
+                server={"sampler": {"temperature": 0.0, "top_p": 0.95}},
                 python_version="3.11",
                 started_at="2026-01-01T00:00:00+00:00",
                 finished_at="2026-01-01T01:00:00+00:00",

@@ -1,6 +1,10 @@
 """A synthetic fleet shaped for the site tests: judged, partly judged and unjudged rows, a row with
-mismatched settings, and a model whose name is an HTML injection attempt. Built in tmp dirs, never
-committed."""
+mismatched settings, and two models whose free-text fields hold an HTML injection attempt and Jinja syntax.
+Built in tmp dirs, never committed.
+
+A model name cannot carry either (``engine.core.fieldtypes``: the schemas refuse it), so the attempts ride in
+the models.yaml fields that stay free text and reach every page that shows the model: family and
+quantisation."""
 
 from __future__ import annotations
 
@@ -23,9 +27,12 @@ from engine.core.results import load_run_file, write_run_file
 from tests.helpers.fleet import make_fleet
 
 HOSTILE = "<img src=x onerror=alert(1)>"
-# The same attack in the family field of models.yaml, and Jinja syntax in a name.
+# The same attack in the family field of models.yaml, and Jinja syntax in another model's quantisation.
 HOSTILE_FAMILY = "<script>alert(2)</script>"
-JINJA_NAME = "{{ 7*7 }}-model"
+JINJA_TEXT = "{{ 7*7 }}-model"
+# The models that carry them (valid names: a name is letters, digits and . _ : / + -).
+HOSTILE_MODEL = "fleet-hostile-fields"
+JINJA_MODEL = "fleet-jinja-fields"
 
 
 def write_judged(raw: Path, rng: random.Random, fail_module: str | None = None) -> Path:
@@ -95,8 +102,9 @@ def build_site_fleet(root: Path, n_models: int = 12, seed: int = 7) -> Path:
     models_path = root / "models.yaml"
     doc = yaml.safe_load(models_path.read_text(encoding="utf-8"))
 
-    # Model 0 gets a hostile name (in its result file and in models.yaml), model 1 a Jinja-looking one.
-    for path, new_name, family in ((paths[0], HOSTILE, HOSTILE_FAMILY), (paths[1], JINJA_NAME, "{% raw %}")):
+    # Model 0's family and quantisation are HTML, model 1's Jinja; both are renamed so tests can find them.
+    hostile = ((paths[0], HOSTILE_MODEL, HOSTILE_FAMILY, HOSTILE), (paths[1], JINJA_MODEL, "{% raw %}", JINJA_TEXT))
+    for path, new_name, family, quantisation in hostile:
         run = load_run_file(path)
         old = run.settings.model
         run = run.model_copy(update={"settings": run.settings.model_copy(update={"model": new_name})})
@@ -106,7 +114,7 @@ def build_site_fleet(root: Path, n_models: int = 12, seed: int = 7) -> Path:
             if row["name"] == old:
                 row["name"] = new_name
                 row["family"] = family
-                row["card_url"] = "javascript:alert(3)"
+                row["quantisation"] = quantisation
     if doc["default"] not in [r["name"] for r in doc["models"]]:
         doc["default"] = doc["models"][0]["name"]
     models_path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")

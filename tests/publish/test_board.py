@@ -115,8 +115,8 @@ def test_rows_with_other_settings_are_flagged(board: Board) -> None:
     assert len(flagged) == 1 and board.flagged_rows == 1
     fields = {f.field: f for f in flagged[0].flags}
     assert set(fields) == {"thinking", "max_tokens"}
-    assert fields["thinking"].value == "on" and fields["thinking"].common == "server default"
-    assert board.common_settings["max_tokens"] == "per task"
+    assert fields["thinking"].value == "on" and fields["thinking"].reference == "server default"
+    assert board.reference_setting["max_tokens"] == "per task"
 
 
 def test_buckets_split_dense_and_sparse_ordered_by_active_params(board: Board) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.publish.fleet_site import HOSTILE
+from tests.publish.fleet_site import HOSTILE, HOSTILE_MODEL, JINJA_MODEL
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTSIDE = re.compile(r"<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=\"(?:https?:)?//[^>]*>", re.I)
@@ -38,13 +38,16 @@ def test_committed_results_build_strict(committed_site: Path) -> None:
 
 def test_the_committed_board_says_what_the_committed_files_say(committed_site: Path) -> None:
     """Every reference row's numbers are the scoring of its result file, recomputed here independently."""
-    from engine.analysis.scoring import board_k, score_run
+    from engine.analysis.scoring import score_run
+    from engine.core.reference_setting import load_reference_setting
     from engine.core.results import load_run_file
 
     board = json.loads((committed_site / "leaderboard.json").read_text(encoding="utf-8"))
     rows = {r["source_file"]: r for r in board["rows"]}
     runs = {p.name: load_run_file(p) for p in sorted((ROOT / "results" / "reference").glob("*_raw_results.json"))}
-    k = board_k(list(runs.values()))  # one k for the whole board: the fewest trials any row has
+    # One k for the whole board: the one the committed reference setting declares.
+    k = load_reference_setting(ROOT / "results" / "reference" / "setting.yaml").k
+    assert board["k"] == k
     for name, run in runs.items():
         card = score_run(run, k=k)
         row = rows[name]
@@ -69,16 +72,16 @@ def test_fleet_site_has_a_page_per_model(fleet_site: Path, site_fleet: Path) -> 
     for row in board["rows"]:
         page = fleet_site / "models" / row["slug"] / "index.html"
         assert page.is_file()
-    hostile = next(r for r in board["rows"] if r["model"] == HOSTILE)
+    hostile = next(r for r in board["rows"] if r["model"] == HOSTILE_MODEL)
     text = (fleet_site / "models" / hostile["slug"] / "index.html").read_text(encoding="utf-8")
     assert HOSTILE not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
 
 
-def test_jinja_in_a_model_name_is_never_rendered(fleet_site: Path) -> None:
+def test_jinja_in_a_models_yaml_field_is_never_rendered(fleet_site: Path) -> None:
     board = json.loads((fleet_site / "leaderboard.json").read_text(encoding="utf-8"))
-    row = next(r for r in board["rows"] if r["model"].startswith("{{"))
+    row = next(r for r in board["rows"] if r["model"] == JINJA_MODEL)
     text = (fleet_site / "models" / row["slug"] / "index.html").read_text(encoding="utf-8")
-    assert "{{ 7*7 }}-model" in text and "49-model" not in text
+    assert "&#123;&#123; 7*7 &#125;&#125;-model" in text and "49-model" not in text
 
 
 def test_no_page_loads_anything_from_outside(fleet_site: Path) -> None:

@@ -21,7 +21,7 @@ from engine.publish.site.index_macros import IndexSite, plan_model_pages
 from tests.helpers.fleet import make_fleet
 from tests.index.helpers import entry, score
 from tests.publish.conftest import free_port, mkdocs_build, serve
-from tests.publish.fleet_site import HOSTILE, build_site_fleet
+from tests.publish.fleet_site import HOSTILE_MODEL, build_site_fleet
 
 ROOT = Path(__file__).resolve().parents[2]
 EVIL = '<script>alert("x")</script> & "q"'
@@ -89,18 +89,18 @@ def test_merged_page_shows_the_card_and_the_index_section_all_escaped(hostile_in
     board, site = hostile_index
     pages = plan_model_pages([(r.model, r.slug) for r in board.rows], site.entries())
     first, second = sorted(pages.merged) + sorted(pages.also)
-    text = model_page(board, first, site, pages)
+    merged = model_page(board, first, site, pages)
+    text = merged.html
     assert 'class="lb-card"' in text and 'class="sli-model"' in text and "<h2" in text
     assert "<script>" not in text and "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in text
-    front = yaml.safe_load(text.split("---")[1])
-    assert front["render_macros"] is False and "<script>" not in front["title"]
+    assert "<" not in merged.title and "script" in merged.title
     # The model's other run keeps its own card and links to the shared page.
-    other = model_page(board, second, site, pages)
+    other = model_page(board, second, site, pages).html
     assert f'href="../{first}/"' in other and 'class="sli-model"' not in other and "<script>" not in other
     # The third run belongs to no index model: a plain card, as before.
     (third,) = [r.slug for r in board.rows if r.slug not in (first, second)]
     assert model_page(board, third, site, pages) == model_page(board, third)
-    only = index_model_page(site, "plain")
+    only = index_model_page(site, "plain").html
     assert 'class="sli-model"' in only and 'class="lb-card"' not in only
 
 
@@ -148,7 +148,7 @@ def index_build(tmp_path_factory: pytest.TempPathFactory) -> Built:
     unjudged = [
         p
         for p in sorted(results.glob("*_raw_results.json"))
-        if not judged_path_for(p).exists() and load_run_file(p).settings.model != HOSTILE
+        if not judged_path_for(p).exists() and load_run_file(p).settings.model != HOSTILE_MODEL
     ]
     models_path = root / "models.yaml"
     doc = yaml.safe_load(models_path.read_text(encoding="utf-8"))

@@ -54,10 +54,10 @@ def test_the_plan_is_frozen_and_carries_what_was_resolved(tmp_path):
         plan.tasks = ()  # type: ignore[misc]
     with pytest.raises(TypeError):
         plan.server_meta["kind"] = "vllm"  # type: ignore[index]
-    assert plan.settings.temperature == 0.6 and plan.top_p == 0.95  # the defaults, settled once
+    assert plan.settings.temperature == 0.6 and plan.settings.top_p == 0.95  # the defaults, settled once
     assert plan.settings.concurrency == 1 and plan.server_kind == "other"
     assert plan.request.temperature is None and plan.request.concurrency is None  # the request is untouched
-    assert plan.kept == () and not plan.keep_checkpoint
+    assert plan.kept == ()
 
 
 def test_a_plan_built_for_some_tasks_runs_exactly_those(tmp_path):

@@ -252,6 +252,30 @@ HOSTILE = [
         """,
     ),
     Hostile(
+        # An address-space limit counts what is mapped: SysV segments written and detached stay in the host's
+        # memory. The kernel's accounting (a cgroup) must end it well before 1 GB is held.
+        "shared_memory_detached",
+        """
+        import ctypes, sys
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.shmat.restype = ctypes.c_void_p
+        libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+        held = 0
+        for _ in range(10):
+            sid = libc.shmget(0, 100 * 1024 * 1024, 0o1600)
+            addr = libc.shmat(sid, None, 0) if sid >= 0 else None
+            if addr in (None, ctypes.c_void_p(-1).value):
+                print("refused at", held, "MB")
+                sys.exit(1)
+            ctypes.memset(addr, 1, 100 * 1024 * 1024)
+            libc.shmdt(ctypes.c_void_p(addr))
+            held += 100
+            print("held", held, "MB", flush=True)
+        print("ESCAPED holding", held, "MB")
+        """,
+        expect_reason="memory",
+    ),
+    Hostile(
         "privilege_escalation",
         """
         import os, sys
@@ -319,3 +343,30 @@ def test_bubblewrap_refuses_unix_sockets_whatever_the_binds_hold(host: Host) -> 
 def test_bubblewrap_is_installed_where_the_suite_runs() -> None:
     # Fail, do not skip: CI must install Debian's bubblewrap so this suite runs for real.
     assert shutil.which("bwrap"), "bwrap is missing: apt-get install -y bubblewrap"
+
+
+def test_bubblewrap_keeps_its_one_cpu(host: Host) -> None:
+    """Under bubblewrap the one-CPU limit is an affinity set before the program starts; the seccomp filter
+    refuses sched_setaffinity, so the program cannot widen it to every core. (The container backend's limit
+    is a CPU quota, which no affinity call changes.)"""
+    from .conftest import get_backend
+
+    program = (
+        "import os\nbefore = os.sched_getaffinity(0)\n"
+        "try:\n    os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))\n"
+        "except PermissionError:\n    print('refused', len(before))\n"
+        "else:\n    print('widened to', len(os.sched_getaffinity(0)))\n"
+    )
+    result = get_backend("bubblewrap").run(program, {}, limits=LIMITS, timeout_s=TIMEOUT_S)
+    assert result.stdout.strip() == "refused 1", result
+
+
+def test_bubblewrap_says_which_memory_limit_holds() -> None:
+    """The result file records the enforced limits; as root on a host with a memory cgroup hierarchy (CI,
+    this machine), the kernel's accounting is what holds the memory cap."""
+    from .conftest import get_backend
+
+    described = get_backend("bubblewrap").enforced_limits(LIMITS)
+    memory = next(line for line in described if line.startswith("memory:"))
+    assert "kernel cgroup" in memory, described
+    assert any("widening it: refused by seccomp" in line for line in described), described

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.core.schema import Grade, Turn
 from engine.episodes.base import Conversation, Env, LoadedTask, default_required_context, last_assistant_text
-from engine.episodes.checks import CheckSpec, run_checks
+from engine.episodes.checks import CheckSpec, run_checks, unsure_of
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 
 
@@ -31,7 +31,8 @@ class FormatBody(BaseModel):
 
 
 def grade_outcomes(outcomes: dict[str, tuple[bool, str]], what: str = "checks") -> Grade:
-    """One Grade from named check outcomes: score is the share that held; pass needs all of them."""
+    """One Grade from named check outcomes: score is the share that held; pass needs all of them. The
+    checks that could not decide from the text (``Outcome.unsure``) are named in ``Grade.unsure``."""
     total = len(outcomes)
     good = sum(1 for ok, _ in outcomes.values() if ok)
     failed = {label: note for label, (ok, note) in outcomes.items() if not ok}
@@ -48,6 +49,9 @@ def grade_outcomes(outcomes: dict[str, tuple[bool, str]], what: str = "checks") 
         breakdown={label: 1.0 if ok else 0.0 for label, (ok, _) in outcomes.items()},
         reason=reason,
         details={"failed": failed} if failed else {},
+        # Only a pass can rest on a check that could not decide (a failed check fails it whatever the rest).
+        unsure=None if failed else "; ".join(
+            f"{label}: {why}" for label, o in outcomes.items() if (why := unsure_of(o)))[:2000] or None,
     )
 
 

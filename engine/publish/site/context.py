@@ -1,8 +1,8 @@
 """The site's one Board per build, shared by the hook (which adds the model pages) and the macros.
 
 mkdocs loads the hook file and the macros file by path, each as its own module, so the board is kept here,
-in a module both import normally. It is rebuilt only when a result file or models.yaml changes (so
-``mkdocs serve`` picks up a new run on the next save).
+in a module both import normally. It is rebuilt only when a result file, the reference setting beside them or
+models.yaml changes (so ``mkdocs serve`` picks up a new run on the next save).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.analysis.scoring import DEFAULT_PRESET
+from engine.core.reference_setting import setting_path_for
 from engine.core.results import RAW_SUFFIX
-from engine.publish.board import Board, build_board, load_models_optional, load_results
+from engine.publish.board import Board, board_setting, build_board, load_models_optional, load_results
 
 log = logging.getLogger("mkdocs.plugins.small_llm_bench")
 
@@ -43,6 +44,8 @@ def board_source(config: Any) -> BoardSource:
 
 def _signature(src: BoardSource) -> tuple:
     files = sorted(src.results_dir.glob(f"*{RAW_SUFFIX}")) + sorted(src.results_dir.glob("*_judged.json"))
+    if setting_path_for(src.results_dir).is_file():
+        files.append(setting_path_for(src.results_dir))
     if src.models_path is not None and src.models_path.is_file():
         files.append(src.models_path)
     return (src, tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
@@ -55,11 +58,13 @@ def site_board(config: Any) -> Board:
     src = board_source(config)
     if not src.results_dir.is_dir():
         log.info("no results folder at %s: the leaderboard is empty", src.results_dir)
-        return build_board([], None, src.weights)
+        return build_board([], None, src.weights, setting=None)
     sig = _signature(src)
     hit = _cache.get("board")
     if hit is not None and hit[0] == sig:
         return hit[1]
-    board = build_board(load_results(src.results_dir), load_models_optional(src.models_path), src.weights)
+    runs = load_results(src.results_dir)
+    setting = board_setting(src.results_dir, runs)
+    board = build_board(runs, load_models_optional(src.models_path), src.weights, setting=setting)
     _cache["board"] = (sig, board)
     return board

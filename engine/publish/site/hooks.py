@@ -3,15 +3,22 @@ pages that exist.
 
 mkdocs-macros fills pages but cannot create them, so the model pages are added here as generated files: one
 per board row (our runs) and one per Small LM Index model, a model that is both having one page with the card
-and the index section (``engine.publish.site.index_macros.plan_model_pages`` decides where each page lives). They are
-rendered with ``render_macros: false``: a model name is data, and must never reach Jinja.
+and the index section (``engine.publish.site.index_macros.plan_model_pages`` decides where each page lives).
+
+A model page's text comes from result files and the index's data files, so none of it may reach the macro
+engine (Jinja) or Markdown. The generated file holds only ``STUB``, the same constant text for every model;
+its finished HTML is put in by ``on_page_content``, an event that comes after every ``on_page_markdown``
+(where mkdocs-macros renders) and after Markdown. Nothing in the page's own text decides this, so no value can
+turn it off, and the HTML is escaped (``esc``: braces too) besides.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import json
+import re
 import sys
+import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,16 +93,47 @@ def on_config(config: Any) -> Any:
     return config
 
 
-def _page(title: str, body: str) -> str:
-    """A generated page: front matter, a raw-HTML title and ``body`` (finished, escaped HTML)."""
-    meta = {"title": esc(title), "render_macros": False, "search": {"boost": 0.5}}
-    # JSON is valid YAML: the title is quoted whatever it holds.
-    front = "\n".join(f"{k}: {json.dumps(v)}" for k, v in meta.items())
-    return f"---\n{front}\n---\n\n<h1>{esc(title)}</h1>\n\n{body}\n"
+# The whole source of every generated page: constant, so the macro engine and Markdown never see a value.
+# (render_macros: false is a second guard, not the first: the page's HTML is not in the source at all.)
+STUB = "---\nrender_macros: false\nsearch:\n  boost: 0.5\n---\n\n<!-- the model page; see hooks.py -->\n"
+# The characters a page title keeps besides letters and digits of any script.
+_TITLE_KEEPS = " .,:;_+-()/"
+TITLE_MAX = 120
 
 
-def model_page(board: Any, slug: str, index: IndexSite | None = None, pages: ModelPages | None = None) -> str:
-    """The Markdown of a board row's page: the card, and the row's index model when it has one."""
+@dataclass(frozen=True)
+class GeneratedPage:
+    title: str  # plain text (``plain_title``): the theme places it unescaped in <title> and the header
+    html: str  # the finished page body, every value escaped
+
+
+# This build's generated pages by source path, filled by on_files and read by on_page_content.
+_pages: dict[str, GeneratedPage] = {}
+
+
+def _title_char(c: str) -> bool:
+    # Letters, digits and combining marks of any script (a Devanagari name keeps its vowel signs).
+    return c.isalnum() or unicodedata.category(c).startswith("M") or c in _TITLE_KEEPS
+
+
+def plain_title(name: str, fallback: str) -> str:
+    """A model name as the page's title: letters, digits and a little punctuation, nothing markup can read.
+
+    The theme writes ``page.title`` into <title> (through ``striptags``, which unescapes entities) and the
+    header (as is), so no escaping is right for both: the title keeps only characters that need none. The
+    full name is in the page's own <h1>, escaped."""
+    text = "".join(c if _title_char(c) else " " for c in unicodedata.normalize("NFKC", name))
+    text = re.sub(r"\s+", " ", text).strip()[:TITLE_MAX].strip()
+    return text or fallback
+
+
+def _page(title: str, body: str, fallback: str) -> GeneratedPage:
+    """A generated page: an escaped <h1> and ``body`` (finished, escaped HTML)."""
+    return GeneratedPage(title=plain_title(title, fallback), html=f"<h1>{esc(title)}</h1>\n\n{body}\n")
+
+
+def model_page(board: Any, slug: str, index: IndexSite | None = None, pages: ModelPages | None = None) -> GeneratedPage:
+    """A board row's page: the card, and the row's index model when it has one."""
     row = board.row(slug)
     links = Links(root="../../", repo=None if index is None else index.repo_url)
     model_id = None if pages is None else pages.merged.get(slug)
@@ -106,7 +144,7 @@ def model_page(board: Any, slug: str, index: IndexSite | None = None, pages: Mod
             f'<h2 id="our-run">Our run</h2>\n\n{card_html(board, row, links, heading_level=3)}\n\n'
             f'<h2 id="small-lm-index">Small LM Index</h2>\n\n{index.model_html(model_id)}'
         )
-        return _page(entry.name, body)
+        return _page(entry.name, body, slug)
     body = card_html(board, row, links)
     other = None if pages is None else pages.also.get(slug)
     if index is not None and pages is not None and other is not None:
@@ -115,12 +153,12 @@ def model_page(board: Any, slug: str, index: IndexSite | None = None, pages: Mod
             f'<p class="lb-note">Small LM Index entry for this model: '
             f'<a href="../{esc(pages.index_page[other])}/">{esc(name)}</a>.</p>\n\n{body}'
         )
-    return _page(row.model, body)
+    return _page(row.model, body, slug)
 
 
-def index_model_page(index: IndexSite, model_id: str) -> str:
-    """The Markdown of an index model's page when no board row carries it."""
-    return _page(_index_row(index, model_id).entry.name, index.model_html(model_id))
+def index_model_page(index: IndexSite, model_id: str) -> GeneratedPage:
+    """An index model's page when no board row carries it."""
+    return _page(_index_row(index, model_id).entry.name, index.model_html(model_id), model_id)
 
 
 def _index_row(index: IndexSite, model_id: str) -> IndexRow:
@@ -135,6 +173,16 @@ def _index_site(config: Any) -> IndexSite:
     return IndexSite(root, repo_url=config.get("repo_url"), board=lambda: site_board(config))
 
 
+def on_page_content(html: str, page: Any, config: Any, files: Files) -> str:
+    """A generated page's HTML, placed after the macro engine and Markdown have seen only ``STUB``: whatever
+    they made of the stub is replaced whole."""
+    generated = _pages.get(page.file.src_uri)
+    if generated is None:
+        return html
+    page.meta["title"] = generated.title
+    return generated.html
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     """Every Small LM Index page ends with the way to correct a figure on it."""
     url = correction_url(config.get("repo_url"))
@@ -146,16 +194,20 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     )
 
 
+def _add_page(files: Files, config: Any, src_uri: str, page: GeneratedPage) -> None:
+    _pages[src_uri] = page
+    files.append(File.generated(config, src_uri, content=STUB))
+
+
 def on_files(files: Files, config: Any) -> Files:
     board = site_board(config)
     index = _index_site(config)
     pages = plan_model_pages([(r.model, r.slug) for r in board.rows], index.entries())
+    _pages.clear()  # `mkdocs serve` rebuilds in the same process: only this build's pages
     for row in board.rows:
-        content = model_page(board, row.slug, index, pages)
-        files.append(File.generated(config, f"models/{row.slug}.md", content=content))
+        _add_page(files, config, f"models/{row.slug}.md", model_page(board, row.slug, index, pages))
     for model_id in pages.index_only():
-        content = index_model_page(index, model_id)
-        files.append(File.generated(config, f"models/{pages.index_page[model_id]}.md", content=content))
+        _add_page(files, config, f"models/{pages.index_page[model_id]}.md", index_model_page(index, model_id))
     for name in ("board.js", "board.css", "site.css"):
         files.append(File.generated(config, f"assets/{name}", abs_src_path=str(STATIC_DIR / name)))
     files.append(File.generated(config, "assets/plotly.min.js", abs_src_path=str(_plotly_path())))

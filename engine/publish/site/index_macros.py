@@ -2,12 +2,11 @@
 
 Pure functions turn the fitted index into rows, chart points, per-model data and escaped HTML;
 ``define_index_macros(env)`` registers them with mkdocs-macros. Every string that reaches HTML goes through
-``html.escape`` (model names and notes come from data files and are not trusted).
+``engine.publish.html.esc`` (model names and notes come from data files and are not trusted).
 """
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -23,6 +22,7 @@ from engine.index.published import published_index
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, REGIONS, ModelEntry
 from engine.index.validate import ValidationReport, validation_table_markdown
 from engine.publish.board import Board
+from engine.publish.html import esc
 from engine.publish.site.context import site_board
 from engine.publish.site.own_runs import OwnRun, own_runs_from_board, runs_for
 
@@ -48,10 +48,6 @@ CALC_DEFAULT_QUANT = "Q4_K_M"
 CALC_DEFAULT_CONTEXT = 8192
 # Longer than any model's context window: a larger number is a typing slip, not a question.
 CALC_MAX_CONTEXT = 10_000_000
-
-
-def esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
 
 
 def _num(value: float | None, digits: int = 1) -> str:

@@ -18,7 +18,17 @@ if importlib.util.find_spec("engine") is None:  # `mkdocs build` from a checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from engine.publish.board import Board  # noqa: E402
-from engine.publish.html import Links, chip, esc, fmt, leaderboard_html, separability_html, tier_badge  # noqa: E402
+from engine.publish.html import (  # noqa: E402
+    Links,
+    chip,
+    esc,
+    fmt,
+    leaderboard_html,
+    plural,
+    separability_html,
+    tier_badge,
+)
+from engine.publish.reference import COMPARED  # noqa: E402
 from engine.publish.site.context import site_board  # noqa: E402
 from engine.publish.site.module_tables import judge_table_markdown, weights_table_markdown  # noqa: E402
 
@@ -77,8 +87,16 @@ def cli_reference_markdown(parser: argparse.ArgumentParser | None = None) -> str
     return "\n".join(parts)
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+def reference_setting_markdown(board: Board) -> str:
+    """The declared reference setting the board is scored at and flags against, as a Markdown table."""
+    if not board.reference_setting:
+        return "No reference setting: the board has no result files."
+    lines = ["| setting | reference |", "| --- | --- |", f"| k (pass^k) | {board.k} |"]
+    for c in COMPARED:
+        # The values come from a committed file and are validated, but a table cell still must not hold a |.
+        value = esc(board.reference_setting.get(c.field, "")).replace("|", "&#124;")
+        lines.append(f"| {c.label} | {value} |")
+    return "\n".join(lines)
 
 
 def front_board_html(board: Board, links: Links) -> str:
@@ -154,6 +172,10 @@ def define_env(env: Any) -> None:
             "adjacent_separable": s.adjacent_separable,
             "weights": b.weights_preset,
         }
+
+    @env.macro
+    def reference_setting_table() -> str:
+        return reference_setting_markdown(board())
 
     @env.macro
     def cli_reference() -> str:

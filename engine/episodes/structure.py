@@ -1,0 +1,348 @@
+"""The reader of a reply's structure, which every instruction check reads through.
+
+A rule is about one part of a reply: "under 40 words" is about the post, not the line that introduces it;
+"three tips as a list" is about the list items, in whatever marker style the model chose; "end with the
+line Next?" is about the last line. This module reads those parts once, the same way for every check:
+
+- ``plain_text``: the text as it reads rendered (no emphasis marks, no heading ``#``\\s);
+- ``words`` and ``sentences``;
+- ``list_items``: lines that open with a list marker of any style: bullets (``-``, ``*``, ``•``, dashes,
+  arrows, emoji), digits (``1.``, ``2)``, ``(3)``, keycaps ``1️⃣``), Roman numerals (``I.``, ``ii)``), letters
+  (``a)``, ``B.``) and number words (``One:``, ``Second -``). Markers that also start ordinary sentences
+  (a letter, a Roman numeral, a number word, a dash or an emoji) count only when they are used as a list:
+  ordered ones in sequence (``a) b)``, ``I. II.``), unordered ones on at least two lines;
+- ``read_post``: the post inside a reply, without a one-line preamble that introduces it (``Here's the
+  post:``) or a closing line that speaks to the user about it (``Let me know if you'd like changes!``);
+- ``last_line``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+# --------------------------------------------------------------------------------------------------------
+# Rendered text, words and sentences
+
+_WORD = re.compile(r"[^\W_]", re.UNICODE)
+
+# Markdown a model adds for emphasis: **bold**, __bold__, *italic*, _italic_, and a heading's leading #s.
+# Inline code spans are left exactly as written (identifiers, flags, paths).
+CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_EMPHASIS = (
+    re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", re.DOTALL),
+    re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])", re.DOTALL),
+    re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])", re.DOTALL),
+)
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
+
+
+def plain_text(text: str) -> str:
+    """The text a reader sees once Markdown emphasis is rendered: ``**Next?**`` reads ``Next?`` and
+    ``## Garden note:`` reads ``Garden note:``. List markers stay (the list reader needs them); code spans
+    stay as written."""
+    spans: list[str] = []
+
+    def hold(m: re.Match[str]) -> str:
+        spans.append(m.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    body = CODE_SPAN.sub(hold, text)
+    for _ in range(2):  # nested emphasis: ***both*** or **_both_**
+        for pattern in _EMPHASIS:
+            body = pattern.sub(lambda m: m.group(m.lastindex or 1), body)
+    body = _HEADING.sub("", body)
+    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], body)
+
+
+def words(text: str) -> list[str]:
+    """Whitespace-separated tokens holding at least one letter or digit (a bare dash or bullet is no word)."""
+    return [w for w in text.split() if _WORD.search(w)]
+
+
+_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]*_]*(?=\s|$)")
+# Words that end in a full stop without ending a sentence. Titles and "e.g."/"i.e." are always followed by
+# more of the same sentence; the others ("etc.", "a.m.") end one only when a capital letter follows.
+_NEVER_ENDS = frozenset("""
+    mr mrs ms dr prof st mt jr sr vs v e.g i.e eg ie cf approx ca c no nos vol fig figs p pp al sgt capt col gen
+    lt rev hon
+""".split())
+_MAY_END = frozenset("etc a.m p.m am pm u.s u.k inc ltd co corp".split())
+_INITIALISM = re.compile(r"^(?:[a-z]\.)+[a-z]$")
+
+
+def _abbreviation_goes_on(before: str, after: str) -> bool:
+    """True when the full stop that ends ``before`` belongs to an abbreviation or initial and the sentence
+    goes on into ``after``."""
+    token = before.rsplit(None, 1)[-1] if before.split() else ""
+    token = token.lstrip("(\"'“‘[").rstrip(".").casefold()
+    nxt = after.lstrip()[:1]
+    if not token or not nxt:
+        return False
+    if token in _NEVER_ENDS:
+        return True
+    # A single capital letter ("J. K. Rowling") is an initial.
+    if len(token) == 1 and token.isalpha() and before.rstrip(".")[-1:].isupper():
+        return True
+    if token in _MAY_END or _INITIALISM.match(token):
+        return not nxt.isupper()
+    # Any other full stop followed by a lower-case word is no sentence end ("approx. three", "ca. ten").
+    return nxt.islower()
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a reply: a run of ``.``, ``!``, ``?`` followed by a space or the end closes one, and so
+    does a line break (chat replies are not hard-wrapped, so a new line is a new sentence or list item).
+    A list marker (of any style ``list_items`` reads) is not a sentence of its own. Markdown emphasis is
+    removed first. A decimal point such as ``3.2`` or ``v1.2.3`` is not followed by a space and does not
+    split; a full stop after a known abbreviation (``e.g.``, ``Dr.``, ``a.m.``) or an initial does not
+    either, nor one followed by a lower-case word."""
+    out: list[str] = []
+    plain = plain_text(text)
+    items = {item.line: item for item in list_items(plain)}
+    for n, raw in enumerate(plain.splitlines()):
+        line = items[n].text if n in items else raw
+        start = 0
+        for m in _SENTENCE_END.finditer(line):
+            if m.group(0).startswith(".") and len(m.group(0).rstrip("\"'”’)]*_")) == 1 and \
+                    _abbreviation_goes_on(line[start : m.start() + 1], line[m.end():]):
+                continue
+            piece = line[start : m.end()].strip()
+            if words(piece):
+                out.append(piece)
+            start = m.end()
+        rest = line[start:].strip()
+        if words(rest):
+            out.append(rest)
+    return out
+
+
+def last_line(text: str) -> str:
+    """The last non-blank line, as it reads rendered, without surrounding white space."""
+    lines = [ln.strip() for ln in plain_text(text).splitlines() if ln.strip()]
+    return lines[-1] if lines else ""
+
+
+# --------------------------------------------------------------------------------------------------------
+# List items
+
+Style = Literal["bullet", "numbered"]
+# How an item is marked: a bullet sign, an emoji, digits, a Roman numeral, a letter, a number word, or
+# nothing (a line of a block a colon introduces: read as an item only when the reply has no marked one).
+Kind = Literal["sign", "emoji", "digit", "roman", "letter", "word", "line"]
+
+
+@dataclass(frozen=True)
+class ListItem:
+    line: int  # index of the line in the reply
+    marker: str  # as written
+    kind: Kind
+    text: str  # the item without its marker
+
+    @property
+    def style(self) -> Style | None:
+        """``bullet`` for unordered markers, ``numbered`` for ordered ones (digits, Roman numerals, letters
+        and number words all number the items), None for an unmarked line."""
+        if self.kind in ("sign", "emoji"):
+            return "bullet"
+        return None if self.kind == "line" else "numbered"
+
+
+# Signs that mark a list item wherever they stand (Markdown's own and the round and square bullets).
+_FIRM_SIGNS = "-*+•◦▪▫●○■□‣⁃∙"
+# Signs that also open ordinary lines (a dash before a quotation's author, an arrow): items only in company.
+_SOFT_SIGNS = "–—·→⇒➔➜➤➢►▸▹▶✓✔✗✘☐☑☒★☆"
+_BLOCKQUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
+_ORDERED = re.compile(
+    r"^[ \t]*(?P<open>\()?(?P<token>\d{1,3}|[A-Za-z]{1,7})(?(open)\)|[.)])[ \t]+(?P<text>.*\S.*)$")
+_KEYCAP = re.compile(r"^[ \t]*(?P<marker>(?:[0-9]\ufe0f?\u20e3)+)[ \t]*(?P<text>.*\S.*)$")
+_NUMBER_WORD = re.compile(
+    r"^[ \t]*(?P<token>one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|first|second|third"
+    r"|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)[ \t]*(?P<delim>[.):,]|[-–—][ \t])"
+    r"[ \t]*(?P<text>.*\S.*)$", re.IGNORECASE)
+_WORD_ORDINAL = {w: n for n, pair in enumerate(
+    ["one first", "two second", "three third", "four fourth", "five fifth", "six sixth", "seven seventh",
+     "eight eighth", "nine ninth", "ten tenth", "eleven eleventh", "twelve twelfth"], start=1)
+    for w in pair.split()}
+_ROMAN = re.compile(r"^M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})$")
+_ROMAN_VALUE = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+
+
+def _roman(token: str) -> int | None:
+    """The value of a Roman numeral written in one case (``iv``, ``XII``), else None."""
+    if not (token.isupper() or token.islower()) or not _ROMAN.match(token.upper()):
+        return None
+    values = [_ROMAN_VALUE[c] for c in token.upper()]
+    total = sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+    return total or None
+
+
+def _symbol_marker(line: str) -> tuple[str, str, bool] | None:
+    """(marker, rest, firm) when the line opens with a bullet sign or an emoji followed by white space."""
+    body = line.lstrip(" \t")
+    if not body:
+        return None
+    if body[0] in _FIRM_SIGNS or body[0] in _SOFT_SIGNS:
+        marker, rest = body[0], body[1:]
+        firm = body[0] in _FIRM_SIGNS
+    else:
+        # An emoji: a symbol character with its variation selectors, joiners and modifiers.
+        i = 0
+        while i < len(body) and (unicodedata.category(body[i]) in ("So", "Sk") or body[i] in "\ufe0f\u200d"
+                                 or "\U0001f3fb" <= body[i] <= "\U0001f3ff"):
+            i += 1
+        if i == 0:
+            return None
+        marker, rest, firm = body[:i], body[i:], False
+    if not rest[:1].isspace() or not _WORD.search(rest):
+        return None
+    return marker, rest.strip(), firm
+
+
+@dataclass
+class _Run:
+    kind: str  # "roman", "letter" or "word"
+    case: str
+    delim: str
+    last: int
+    members: list[ListItem]
+
+
+def list_items(text: str) -> list[ListItem]:
+    """Every list item of the reply, in line order (see the module's docstring for the styles read).
+
+    Unmarked lines are items only when no line has a marker and a line ending with a colon introduces at
+    least two of them (``Three tips:`` then one tip per line); the check that counts them says it read
+    them so (``ListItem.kind == "line"``)."""
+    lines = [_BLOCKQUOTE.sub("", ln) for ln in plain_text(text).splitlines()]
+    found: dict[int, ListItem] = {}
+    soft: list[ListItem] = []
+    runs: list[_Run] = []
+    for n, line in enumerate(lines):
+        keycap = _KEYCAP.match(line)
+        if keycap:
+            found[n] = ListItem(n, keycap.group("marker"), "digit", keycap.group("text").strip())
+            continue
+        ordered = _ORDERED.match(line)
+        if ordered and ordered.group("token").isdigit():
+            found[n] = ListItem(n, ordered.group(0)[: ordered.start("text")].strip(), "digit",
+                                ordered.group("text").strip())
+            continue
+        symbol = _symbol_marker(line)
+        if symbol:
+            marker, rest, firm = symbol
+            item = ListItem(n, marker, "emoji" if marker[0] not in _FIRM_SIGNS + _SOFT_SIGNS else "sign", rest)
+            if firm:
+                found[n] = item
+            else:
+                soft.append(item)
+            continue
+        worded = _NUMBER_WORD.match(line)
+        if worded:
+            _place(runs, ListItem(n, worded.group(0)[: worded.start("text")].strip(), "word",
+                                  worded.group("text").strip()),
+                   [("word", _WORD_ORDINAL[worded.group("token").casefold()])],
+                   "lower" if worded.group("token")[0].islower() else "upper", worded.group("delim").strip())
+            continue
+        if ordered:
+            token = ordered.group("token")
+            readings = []
+            value = _roman(token)
+            if value:
+                readings.append(("roman", value))
+            if len(token) == 1:
+                readings.append(("letter", ord(token.casefold()) - ord("a") + 1))
+            if readings:
+                delim = "()" if ordered.group("open") else line[ordered.end("token")]
+                _place(runs, ListItem(n, ordered.group(0)[: ordered.start("text")].strip(), "letter",
+                                      ordered.group("text").strip()),
+                       readings, "lower" if token.islower() else "upper", delim)
+    # Signs and emoji that also open ordinary lines are a list when at least two lines use them.
+    if len(soft) >= 2:
+        found.update({item.line: item for item in soft})
+    for run in runs:
+        if len(run.members) >= 2:
+            found.update({m.line: ListItem(m.line, m.marker, run.kind, m.text)  # type: ignore[arg-type]
+                          for m in run.members})
+    if not found:
+        return _unmarked_items(lines)
+    return [found[n] for n in sorted(found)]
+
+
+def _place(runs: list[_Run], item: ListItem, readings: list[tuple[str, int]], case: str, delim: str) -> None:
+    """Add an ordered item to the run it continues (same case and delimiter, the next number), or start a
+    run. A token read two ways (``i`` is the Roman one and the ninth letter) continues whichever run it
+    fits; a new run prefers the reading that starts a list (``i`` as Roman one, ``a`` as a letter)."""
+    for run in reversed(runs):
+        if run.case == case and run.delim == delim:
+            for kind, value in readings:
+                if kind == run.kind and value == run.last + 1:
+                    run.last = value
+                    run.members.append(item)
+                    return
+    kind, value = next(((k, v) for k, v in readings if v == 1), readings[0])
+    runs.append(_Run(kind, case, delim, value, [item]))
+
+
+def _unmarked_items(lines: list[str]) -> list[ListItem]:
+    """Lines introduced by a line that ends with a colon, one item each, up to a blank line."""
+    for n, line in enumerate(lines):
+        if not line.rstrip().endswith(":"):
+            continue
+        block: list[ListItem] = []
+        for m in range(n + 1, len(lines)):
+            if not lines[m].strip():
+                if block:
+                    break
+                continue
+            block.append(ListItem(m, "", "line", lines[m].strip()))
+        if len(block) >= 2 and all(len(words(i.text)) <= 40 for i in block):
+            return block
+    return []
+
+
+# --------------------------------------------------------------------------------------------------------
+# The post inside a reply
+
+
+@dataclass(frozen=True)
+class Post:
+    """A reply split into what introduces the post, the post, and what follows it."""
+
+    preamble: str
+    body: str
+    afterword: str
+
+
+_FIRST_PERSON = re.compile(r"\bI(?:['’](?:m|d|ll|ve))?\b|\b[Mm][ey]\b")
+_FENCE = re.compile(r"^```[^\n]*\n(.*?)\n?```$", re.DOTALL)
+
+
+def read_post(text: str) -> Post:
+    """The post a reply holds: the reply without a preamble (its first line, when that ends with a colon,
+    holds at most 20 words and more follows: ``Here's the post:``) and without an afterword (its last
+    paragraph, when that is one line of at most 30 words in which the writer speaks in the first person
+    singular: ``Let me know if you'd like it shorter!``). A post wrapped whole in a code fence, a block
+    quote or quotation marks is read without them."""
+    rest = text.strip()
+    preamble = afterword = ""
+    head, _, tail = rest.partition("\n")
+    if tail.strip() and plain_text(head).strip().endswith(":") and len(words(head)) <= 20:
+        preamble, rest = head.strip(), tail.strip()
+    paragraphs = [p.strip() for p in re.split(r"\n[ \t]*\n", rest) if p.strip()]
+    if len(paragraphs) > 1 and "\n" not in paragraphs[-1]:
+        last = plain_text(paragraphs[-1]).strip()
+        if _FIRST_PERSON.search(last) and len(words(last)) <= 30:
+            afterword = paragraphs.pop()
+    body = "\n\n".join(paragraphs)
+    fence = _FENCE.match(body)
+    if fence:
+        body = fence.group(1).strip()
+    if all(ln.lstrip().startswith(">") for ln in body.splitlines() if ln.strip()):
+        body = "\n".join(_BLOCKQUOTE.sub("", ln) for ln in body.splitlines()).strip()
+    quoted = re.fullmatch(r"[\"“](.*)[\"”]", body, re.DOTALL)
+    if quoted and not re.search(r"[\"“”]", quoted.group(1)):
+        body = quoted.group(1).strip()
+    return Post(preamble=preamble, body=body, afterword=afterword)

@@ -1,0 +1,108 @@
+"""The reader of a reply's structure: list items in every marker style, the post inside a reply, the last
+line. Each reading has a case it must find and a near case it must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.episodes.structure import last_line, list_items, read_post, sentences
+
+
+def kinds(text: str) -> list[str]:
+    return [i.kind for i in list_items(text)]
+
+
+@pytest.mark.parametrize("text,kind,n", [
+    ("Garden note:\nI. Circle each seedling.\nII. Sink beer traps.\nIII. Water in the morning.", "roman", 3),
+    ("Tips:\ni) grit\nii) traps\niii) mornings\niv) copper", "roman", 4),
+    ("Garden note: my tips.\na) Copper tape.\nb) Hand-pick at dusk.\nc) A small pond.", "letter", 3),
+    ("Tips:\nA. Copper tape.\nB. Beer traps.", "letter", 2),
+    # "i" is the ninth letter here, not Roman one: it continues the lettered run.
+    ("g) one\nh) two\ni) three\nj) four", "letter", 4),
+    ("1. Red\n2. Yellow\n3. Blue", "digit", 3),
+    ("(1) Red\n(2) Yellow", "digit", 2),
+    ("1️⃣ Eggshells\n2️⃣ Beer traps\n3️⃣ Mornings", "digit", 3),
+    ("- one\n* two\n• three\n+ four", "sign", 4),
+    ("✅ Eggshells\n✅ Beer traps\n✅ Mornings", "emoji", 3),
+    ("🐌 Eggshells round the stems\n🍺 Beer traps\n🌅 Water in the morning", "emoji", 3),
+    ("— grit\n— traps", "sign", 2),
+    ("One: eggshells.\nTwo: beer traps.\nThree: morning watering.", "word", 3),
+    ("First - eggshells\nSecond - beer traps", "word", 2),
+])
+def test_list_items_are_read_in_every_marker_style(text, kind, n):
+    assert kinds(text) == [kind] * n, list_items(text)
+
+
+@pytest.mark.parametrize("text", [
+    "🍞 Something new is rising at Juniper Bakery! 🌾",  # one line opening with an emoji is no list
+    "— Ana, head baker",  # a dash before a name
+    "A. Lincoln said it first.",  # an initial, not item A of a list
+    "I. M. Pei designed it.",
+    "One more thing: water early.",  # a number word that opens a sentence
+    "Saturday: 10:00-16:00\nSunday: closed",
+    "-nospace\n*emphasis*",
+    "Ring each seedling with grit. Sink beer traps. Water in the morning.",
+])
+def test_lines_that_only_look_like_items_are_not_items(text):
+    assert list_items(text) == []
+
+
+def test_a_run_of_letters_or_numerals_needs_consecutive_markers():
+    assert kinds("a) grit\nc) traps") == []
+    assert kinds("I. grit\nIII. traps") == []
+    assert kinds("a) grit\nb) traps\nd) mornings") == ["letter", "letter"]
+
+
+def test_unmarked_lines_after_a_colon_are_items_only_when_nothing_is_marked():
+    text = "Garden note: three tips:\nEggshells round seedlings.\nBeer traps at night.\nMorning watering."
+    assert kinds(text) == ["line"] * 3
+    assert kinds("Garden note: three tips:\n- Eggshells.\nBeer traps.") == ["sign"]
+    assert kinds("Garden note: just one tip:\nEggshells.") == []
+    assert kinds("Eggshells round seedlings.\nBeer traps at night.") == []
+
+
+def test_items_carry_their_text_and_style():
+    items = list_items("Tips:\nI. **Grit** round stems.\n- Beer traps.")
+    assert [(i.text, i.style) for i in items] == [("Beer traps.", "bullet")]
+    items = list_items("II. Beer traps.\nIII. Grit.")
+    assert [(i.marker, i.text, i.style) for i in items] == [("II.", "Beer traps.", "numbered"),
+                                                             ("III.", "Grit.", "numbered")]
+
+
+def test_sentences_drop_every_style_of_marker():
+    assert sentences("I. Circle each seedling.\nII. Sink beer traps.") == ["Circle each seedling.",
+                                                                          "Sink beer traps."]
+    assert len(sentences("a) Red\nb) Blue")) == 2
+
+
+@pytest.mark.parametrize("reply,body", [
+    ("Here's the post:\n\nRye is back! #JuniperBakes", "Rye is back! #JuniperBakes"),
+    ("Sure! Here is a post for the market:\nRye is back! #JuniperBakes", "Rye is back! #JuniperBakes"),
+    ("Rye is back! #JuniperBakes\n\nLet me know if you'd like it shorter!", "Rye is back! #JuniperBakes"),
+    ("Post:\n\n> Rye is back!\n> #JuniperBakes", "Rye is back!\n#JuniperBakes"),
+    ("Here you go:\n\n\"Rye is back! #JuniperBakes\"", "Rye is back! #JuniperBakes"),
+    ("Here you go:\n\n```\nRye is back! #JuniperBakes\n```", "Rye is back! #JuniperBakes"),
+])
+def test_the_post_is_read_without_its_preamble_and_afterword(reply, body):
+    assert read_post(reply).body == body
+
+
+@pytest.mark.parametrize("reply", [
+    "Rye is back! Come early. #JuniperBakes",
+    # A colon inside the post's first line is no preamble when nothing follows it.
+    "Big news: rye is back! #JuniperBakes",
+    # A closing line in the brand's voice is part of the post.
+    "Rye is back!\n\nSee you Saturday at the market. #JuniperBakes",
+    # A long first line ending in a colon is content, not a preamble.
+    "Garden note: slugs are a real nuisance for young plants after rain, so here are three tips that work "
+    "well in most gardens, whatever the soil:\n- Grit.",
+])
+def test_a_post_without_preamble_or_afterword_is_the_whole_reply(reply):
+    post = read_post(reply)
+    assert post.body == reply.strip() and not post.preamble and not post.afterword
+
+
+def test_last_line_reads_through_emphasis():
+    assert last_line("Mulch with straw.\n**Next?**\n\n") == "Next?"
+    assert last_line("Mulch with straw. Next?") == "Mulch with straw. Next?"
+    assert last_line("") == ""
