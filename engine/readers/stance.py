@@ -308,9 +308,6 @@ class After:
     hedged: str | None = None
     retracted: str | None = None
     doubt: str | None = None
-    # The hedge was read from a condition alone ("if only loaves count, it would be 367"), which can also
-    # explain another figure rather than offer it as the answer.
-    hedge_unsure: bool = False
 
 
 def after_answer(tail: str, answer: object, find: Callable[[str], Sequence[Mention]]) -> After:
@@ -344,14 +341,13 @@ def after_answer(tail: str, answer: object, find: Callable[[str], Sequence[Menti
                       for m in others)
         conditional = _CONDITION.search(sentence) is not None and _ANSWER_FRAME.search(sentence) is not None
         if offered or conditional:
-            decided = After(hedged=sentence, hedge_unsure=not offered)
+            decided = After(hedged=sentence)
         elif revises:
             revised = _last_committed(sentence, kept)
             if revised.key != current:
                 decided = After(revised=None if revised.key == answer else revised, revised_in=sentence)
                 current = revised.key
-    return After(decided.revised, decided.revised_in, decided.hedged, decided.retracted, doubt,
-                 decided.hedge_unsure)
+    return After(decided.revised, decided.revised_in, decided.hedged, decided.retracted, doubt)
 
 
 def _last_committed(sentence: str, kept: Sequence[Mention]) -> Mention:

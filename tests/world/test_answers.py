@@ -117,3 +117,16 @@ def test_a_figure_check_stays_fast_on_a_long_answer(seed):
     started = time.monotonic()
     assert says(text, "27.5", seed).ok
     assert time.monotonic() - started < 20
+
+
+def test_only_a_pass_carries_the_unsure_note_into_the_grade():
+    from engine.world.grading import grade_episode
+
+    gold = [{"tool": "get_weather", "args": {"city": "Valencia"}}]
+    spec = {"tools": ["get_weather"], "checks": {"must_mention": ["Valencia", "27.5"]}}
+    calls = [{"id": "c1", "name": "get_weather", "arguments": '{"city": "Valencia"}'}]
+    unsure_text = "Go with Valencia! Unlike Seville, it's dry: 27.5 °C."
+    passed = grade_episode(WEATHER, gold, calls, spec, final_text=unsure_text)
+    assert passed.passed and passed.unsure and "Seville" in passed.unsure
+    failed = grade_episode(WEATHER, gold, [], spec, final_text=unsure_text)
+    assert not failed.passed and failed.unsure is None

@@ -107,9 +107,6 @@ def _number_mentions(sentence: str) -> list[Mention]:
     return [Mention(q.start, q.end, q.value) for q in prose_numbers(sentence)]
 
 
-_CONDITION_NOTE = "a condition after the answer line read as offering another value"
-
-
 def _after(after: After) -> str | None:
     """The reason prose after the answer line fails it, if it does."""
     if after.retracted:
@@ -135,7 +132,7 @@ def _judge_number(line: AnswerLine, expected: str) -> Verdict:
     doubt = f"doubt voiced after the answer: {after.doubt[:80]!r}" if after.doubt else None
     failed = _after(after)
     if failed:
-        return Verdict(False, failed, line.text, _joined(doubt, _CONDITION_NOTE if after.hedge_unsure else None))
+        return Verdict(False, failed, line.text)
     if after.revised is not None:
         revised = next(q for q in prose_numbers(after.revised_in) if q.start == after.revised.start)
         ok, second = _same_number(expected, revised)
@@ -188,7 +185,7 @@ def _judge_text(line: AnswerLine, expected: str) -> Verdict:
         after = after_answer(line.tail, want, _quoted_mentions)
         failed = _after(after)
         if failed:
-            return Verdict(False, failed, line.text, _CONDITION_NOTE if after.hedge_unsure else None)
+            return Verdict(False, failed, line.text)
         if after.revised is not None:
             ok = after.revised.key == want
             return Verdict(ok, "correct" if ok else f"answered {want!r}, then revised it to {after.revised.key!r}",
@@ -226,8 +223,10 @@ class Knowledge:
         verdict = judge(reply, body)
         details = {"answer_given": verdict.given[:200]} if verdict.given is not None else {}
         score = 1.0 if verdict.passed else 0.0
+        # Only a pass can rest on a reading that could not decide (the rule every module's grade follows).
+        unsure = f"check: {verdict.unsure}"[:2000] if verdict.unsure and verdict.passed else None
         return Grade(score=score, passed=verdict.passed, breakdown={"correct": score}, reason=verdict.reason,
-                     details=details, unsure=f"check: {verdict.unsure}"[:2000] if verdict.unsure else None)
+                     details=details, unsure=unsure)
 
     def required_context(self, task: LoadedTask) -> int:
         return default_required_context(task)

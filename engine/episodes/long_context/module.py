@@ -237,9 +237,7 @@ def judge_answer(body: LongContextBody, line: AnswerLine) -> Verdict:
     if after.retracted:
         return Verdict(False, f"took the answer back after the answer line ({after.retracted[:80]!r})")
     if after.hedged:
-        return Verdict(False, f"offered another candidate after the answer line ({after.hedged[:80]!r})",
-                       "a condition after the answer line read as offering another candidate"
-                       if after.hedge_unsure else None)
+        return Verdict(False, f"offered another candidate after the answer line ({after.hedged[:80]!r})")
     if after.revised is not None:
         revised, _ = _judge_line(body, _norm(str(after.revised.key)), find)
         if not revised.passed:
@@ -275,8 +273,10 @@ class LongContext:
         verdict = judge_answer(body, line)
         details["answer_given"] = line.text[:200]
         score = 1.0 if verdict.passed else 0.0
+        # Only a pass can rest on a reading that could not decide (the rule every module's grade follows).
+        unsure = f"check: {verdict.unsure}"[:2000] if verdict.unsure and verdict.passed else None
         return Grade(score=score, passed=verdict.passed, breakdown={"correct": score}, reason=verdict.reason,
-                     details=details, unsure=f"check: {verdict.unsure}"[:2000] if verdict.unsure else None)
+                     details=details, unsure=unsure)
 
     def required_context(self, task: LoadedTask) -> int:
         """Exactly the prompt this task sends (estimated generously), its reply budget and a margin for the
