@@ -56,15 +56,16 @@ UNITS: dict[str, Unit] = {u.symbol: u for u in (
 _NOT_WORD = r"(?![^\W\d_])"  # no letter follows (a digit or punctuation may)
 # How a unit is written after its number, tried in this order (the longer spelling first).
 _UNIT_AFTER: list[tuple[str, str]] = [
-    (rf"°\s?C{_NOT_WORD}|℃|(?:degrees?|deg\.?)\s*(?:celsius|centigrade|C{_NOT_WORD})|celsius|centigrade"
+    (rf"[°º]\s?C{_NOT_WORD}|℃|(?:degrees?|deg\.?)\s*(?:celsius|centigrade|C{_NOT_WORD})|celsius|centigrade"
      rf"|(?-i:C){_NOT_WORD}", "°C"),
-    (rf"°\s?F{_NOT_WORD}|℉|(?:degrees?|deg\.?)\s*(?:fahrenheit|F{_NOT_WORD})|fahrenheit|(?-i:F){_NOT_WORD}", "°F"),
+    (rf"[°º]\s?F{_NOT_WORD}|℉|(?:degrees?|deg\.?)\s*(?:fahrenheit|F{_NOT_WORD})|fahrenheit|(?-i:F){_NOT_WORD}", "°F"),
     (rf"km\s?/\s?h(?:r|our)?{_NOT_WORD}|km\s?h(?:-1|⁻¹)|kmh{_NOT_WORD}|kph{_NOT_WORD}"
-     r"|(?:km|kilomet(?:er|re)s?)\s+(?:per|an|a)\s+hour", "km/h"),
-    (rf"mph{_NOT_WORD}|mi\s?/\s?h{_NOT_WORD}|miles?\s+(?:per|an|a)\s+hour", "mph"),
+     rf"|kmph{_NOT_WORD}|(?:km|kilomet(?:er|re)s?)\s*(?:/\s*h(?:ou)?r{_NOT_WORD}|\s(?:per|an|a)\s+hour)", "km/h"),
+    (rf"mph{_NOT_WORD}|mi\s?/\s?h{_NOT_WORD}|miles?\s*(?:/\s*h(?:ou)?r{_NOT_WORD}|\s(?:per|an|a)\s+hour)",
+     "mph"),
     (rf"m\s?/\s?s{_NOT_WORD}|m\s?s(?:-1|⁻¹)|met(?:er|re)s?\s+(?:per|a)\s+second", "m/s"),
     (rf"knots?{_NOT_WORD}|kts?{_NOT_WORD}|kn{_NOT_WORD}", "kn"),
-    (rf"°|degrees?{_NOT_WORD}|deg{_NOT_WORD}", "°"),
+    (rf"[°º]|degrees?{_NOT_WORD}|deg{_NOT_WORD}", "°"),
     (rf"km{_NOT_WORD}|kilomet(?:er|re)s?{_NOT_WORD}", "km"),
     (rf"cm{_NOT_WORD}|centimet(?:er|re)s?{_NOT_WORD}", "cm"),
     (rf"miles?{_NOT_WORD}|mi{_NOT_WORD}", "mi"),

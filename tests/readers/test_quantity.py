@@ -71,6 +71,8 @@ def test_numbers_inside_words_and_lists_are_not_quantities():
     ("38 km/h", ["38 km/h"]),
     ("38kph", ["38 km/h"]),
     ("38 kilometres per hour", ["38 km/h"]),
+    ("38 kilometers/hour and 38 kmph", ["38 km/h", "38 km/h"]),
+    ("27.5ºC, with the masculine ordinal for a degree sign", ["27.5 °C"]),
     ("38 mph", ["38 mph"]),
     ("10.6 m/s", ["10.6 m/s"]),
     ("12% / 12 per cent / twelve percent / 12-percent", ["12 %"] * 4),
