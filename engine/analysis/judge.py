@@ -45,7 +45,7 @@ from engine.episodes.spec import JudgePolicy
 from engine.model.client import ChatClient, ClientSettings
 
 JUDGED_SCHEMA_VERSION = 1
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"  # 2: an unsure grade tells the judge what the check could not decide
 
 
 def _modules_under(policy: JudgePolicy) -> frozenset[str]:
@@ -221,13 +221,18 @@ class Decision:
 
 
 def decide(
-    module: str, det_score: float, det_passed: bool, hard_gate: str | None, reply: JudgeReply
+    module: str, det_score: float, det_passed: bool, hard_gate: str | None, reply: JudgeReply,
+    unsure: bool = False,
 ) -> Decision:
-    """Apply the appeal rules to one judge reply. Pure: the whole policy is here."""
+    """Apply the appeal rules to one judge reply. Pure: the whole policy is here.
+
+    ``unsure``: the grade rests on a check that could not decide from the text (``Grade.unsure``). Such a
+    verdict is reviewed in every module, and in a module whose verdicts are otherwise never sent it is
+    movable under the same bars: the deterministic check itself said it could not settle it."""
     keep = Decision("upheld", det_score, det_passed)
     if module in ADVISORY:
         return Decision("advisory", det_score, det_passed)
-    if module not in MOVABLE:
+    if module not in MOVABLE and not (unsure and module in NEVER_SENT):
         # Not reached through ``judge_run`` (never-sent modules are filtered first); kept for direct callers.
         return Decision("refused", det_score, det_passed, f"module {module} is never judged")
     if reply.passed == det_passed:
@@ -343,7 +348,10 @@ def build_messages(trial: TrialRecord, context: TaskContext | None) -> list[dict
         f"what it tests: {_clip(ctx.what_this_tests, 800)}\n"
         f"usual failure: {_clip(ctx.failure_mode, 400)}\n</task>\n\n"
         f"<grader>\ndet score: {grade.score:.3f}\npassed: {str(grade.passed).lower()}\n"
-        f"breakdown: {breakdown}\nreason: {_neutralise(_clip(grade.reason, 400))}\n</grader>\n\n"
+        f"breakdown: {breakdown}\nreason: {_neutralise(_clip(grade.reason, 400))}\n"
+        + (f"unsure: the check could not decide from the text ({_neutralise(_clip(grade.unsure, 400))})\n"
+           if grade.unsure else "")
+        + "</grader>\n\n"
         f"<transcript>\n{render_transcript(trial.turns)}\n</transcript>\n\n"
         "Did the model do what the task asked? Reply with the JSON object only."
     )
@@ -381,7 +389,11 @@ def endpoint_host(endpoint: str) -> str:
 
 
 def sendable(trial: TrialRecord) -> bool:
-    return trial.module not in NEVER_SENT and trial.scorable and trial.grade is not None
+    """Whether the judge reviews a trial: every scored trial of a judged module, and in the modules whose
+    verdicts are otherwise never sent, the ones whose grade rests on an unsure check."""
+    if not trial.scorable or trial.grade is None:
+        return False
+    return trial.module not in NEVER_SENT or trial.grade.unsure is not None
 
 
 def _scrub(text: str, secret: str | None) -> str:
@@ -413,7 +425,7 @@ async def _judge_one(
     except BenchError as exc:
         # Transport failures, time-outs and garbage all land here; the trial keeps its det grade.
         return kept.model_copy(update={"error": _clip(_scrub(str(exc), cfg.api_key), 300)})
-    decision = decide(trial.module, grade.score, grade.passed, gate, reply)
+    decision = decide(trial.module, grade.score, grade.passed, gate, reply, unsure=grade.unsure is not None)
     return kept.model_copy(
         update={
             "status": decision.status,

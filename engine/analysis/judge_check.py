@@ -40,7 +40,8 @@ RERUN = "run `sllmb judge` again on the raw file and commit the judged file it w
 def _verdict_problems(v: TrialVerdict, trial: TrialRecord) -> list[Problem]:
     where, out = f"verdicts {v.task_id}#{v.trial}", []
     if not sendable(trial):
-        why = f"module {trial.module} is never judged" if trial.scorable else "the trial is excluded"
+        why = (f"module {trial.module} is never judged unless its check was unsure" if trial.scorable
+               else "the trial is excluded")
         return [Problem(where, "status", f"the judge is never sent this trial ({why}), so it has no verdict")]
     assert trial.grade is not None
     facts = {"module": trial.module, "task_hash": trial.task_hash, "det_score": trial.grade.score,
@@ -68,7 +69,8 @@ def _verdict_problems(v: TrialVerdict, trial: TrialRecord) -> list[Problem]:
         return [Problem(where, field, f"not an answer the judge may give ({first['msg']}); {RERUN}")]
     if v.error is not None:
         out.append(Problem(where, "error", f"stored {v.error!r} on a verdict the judge answered"))
-    decision = decide(trial.module, trial.grade.score, trial.grade.passed, trial_hard_gate(trial), reply)
+    decision = decide(trial.module, trial.grade.score, trial.grade.passed, trial_hard_gate(trial), reply,
+                      unsure=trial.grade.unsure is not None)
     derived = {"status": decision.status, "final_score": decision.final_score,
                "final_passed": decision.final_passed, "refusal": decision.refusal}
     for name, value in derived.items():

@@ -21,6 +21,7 @@ from engine.analysis.judge import (
     load_judged_file,
     parse_judge_reply,
     score_judged,
+    sendable,
     write_judged_file,
 )
 from engine.cli import main
@@ -61,6 +62,35 @@ def test_appeal_rules(module, det, det_passed, gate, judge, status, final_passed
     assert (d.status, d.final_passed) == (status, final_passed)
     if status == "refused":
         assert d.refusal
+
+
+@pytest.mark.parametrize(
+    ("module", "unsure", "det_passed", "judge", "status"),
+    [
+        # A module whose verdicts are never sent: a sure verdict is not the judge's, an unsure one is movable.
+        ("knowledge", False, True, reply(False, 0.0), "refused"),
+        ("knowledge", True, True, reply(False, 0.0), "demoted"),
+        ("format", True, False, reply(True, 1.0), "rescued"),
+        ("format", True, False, reply(True, 0.9), "refused"),  # the same rescue bar
+        # An advisory module stays advisory, unsure or not.
+        ("code", True, False, reply(True, 1.0), "advisory"),
+    ],
+)
+def test_an_unsure_verdict_is_the_judges_to_review(module, unsure, det_passed, judge, status) -> None:
+    det = 1.0 if det_passed else 0.0
+    assert decide(module, det, det_passed, None, judge, unsure=unsure).status == status
+
+
+def test_only_unsure_trials_of_never_judged_modules_are_sent() -> None:
+    def trial(module: str, unsure: str | None) -> TrialRecord:
+        return TrialRecord(task_id="t", task_hash="h", module=module, trial=0,
+                           grade=Grade(score=1.0, passed=True, unsure=unsure))
+
+    assert not sendable(trial("knowledge", None))
+    assert sendable(trial("knowledge", "answer: a described value, not named"))
+    assert sendable(trial("tools", None))
+    shown = build_messages(trial("knowledge", "answer: a described value"), None)[1]["content"]
+    assert "unsure: the check could not decide from the text (answer: a described value)" in shown
 
 
 def test_demotion_needs_a_margin_below_det() -> None:
