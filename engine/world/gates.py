@@ -160,9 +160,10 @@ def reported_actions(replay: Replay, final_text: str) -> Finding:
 
 
 def answer_checks(replay: Replay, spec: GradeSpec, final_text: str) -> Finding:
-    total, failures = answer_failures(spec.checks, final_text, replay.final.outbox)
+    found = answer_failures(spec.checks, final_text, replay.final.outbox, replay.seed)
+    total, failures = found.total, found.failures
     return Finding(score=(total - len(failures)) / total if total else None, reason="; ".join(failures),
-                   details={"check_failures": failures})
+                   details={"check_failures": failures}, unsure="; ".join(found.unsure) or None)
 
 
 def replay_facts(replay: Replay) -> Finding:

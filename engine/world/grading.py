@@ -85,15 +85,17 @@ def build_grade(found: Mapping[str, Finding], notes: Sequence[str] = ()) -> Grad
     details: dict[str, Any] = {}
     for f in found.values():
         details.update(f.details)
+    passed = gate is None and score >= PASS_THRESHOLD
+    # Only a pass can rest on a reading that could not decide (the rule every module's grade follows).
     unsure = "; ".join(f"{name}: {f.unsure}" for name, f in found.items() if f.unsure) or None
     return Grade(
         score=score,
-        passed=gate is None and score >= PASS_THRESHOLD,
+        passed=passed,
         breakdown={k: round(v, 6) for k, v in breakdown.items()},
         reason=reason,
         hard_gate=gate.gate if gate is not None else None,
         details=details,
-        unsure=unsure,
+        unsure=unsure if passed else None,
     )
 
 

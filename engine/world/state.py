@@ -24,6 +24,13 @@ from pydantic import BaseModel, ConfigDict, Field
 # Pass to ``Field(json_schema_extra=...)`` on a field the state diff must ignore.
 UNGRADED: dict[str, Any] = {"graded": False}
 
+
+def unit(symbol: str) -> dict[str, Any]:
+    """Pass to ``Field(json_schema_extra=...)`` on a number field: the unit it is in (a symbol of
+    ``engine.readers.quantity.UNITS``), so that an answer check naming the figure compares quantities
+    (``engine.world.figures``)."""
+    return {"unit": symbol}
+
 OrderStatus = Literal["pending", "approved", "rejected", "shipped", "delivered", "cancelled"]
 RejectReason = Literal["over_budget", "out_of_stock", "duplicate", "customer_request", "other"]
 RefundReason = Literal["damaged", "not_received", "wrong_item", "late", "other"]
@@ -120,15 +127,15 @@ class Contact(WorldModel):
 
 
 class Weather(WorldModel):
-    temp_c: float
+    temp_c: float = Field(json_schema_extra=unit("°C"))
     condition: str
-    wind_kph: float = 0.0
+    wind_kph: float = Field(default=0.0, json_schema_extra=unit("km/h"))
 
 
 class Quote(WorldModel):
     price: float
     currency: str = "USD"
-    change_pct: float = 0.0
+    change_pct: float = Field(default=0.0, json_schema_extra=unit("%"))
 
 
 class Address(WorldModel):

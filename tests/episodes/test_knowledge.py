@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.helpers.replay import replay
 from tests.helpers.scripted_server import Action
+
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 CASES = {
     "kn_bakery_batches": ("384 loaves, 17 left, 2 boxes.\nAnswer: 369", ["Answer: 367", "Answer: 384"]),
@@ -36,3 +40,46 @@ def test_grading_is_deterministic():
     a = replay("kn_rail_pass", [Action(text="Answer: 85.8")])
     b = replay("kn_rail_pass", [Action(text="Answer: 85.8")])
     assert a.grade == b.grade and a.passed
+
+
+# The readers at work (engine/readers): each case beside its near miss.
+@pytest.mark.parametrize(("task_id", "right", "wrong"), [
+    ("kn_bakery_batches", "Answer: three hundred sixty-nine", "Answer: three hundred sixty"),
+    ("kn_rail_pass", "Answer: eighty-five dollars and eighty cents", "Answer: eighty-five dollars"),
+    # the last committed stance wins, not the last label
+    ("kn_bakery_batches", "Answer: 367\n\nWait, I forgot the boxes. The correct answer is 367 + 2 = 369.",
+     "Answer: 369\n\nActually, wait: boxes are not loaves, so the answer should be 367."),
+    ("kn_bakery_batches", "Answer: 369\n\nThat is 367 loaves sold plus 2 full boxes.",
+     "Answer: 369\n(or 402 if the partial batch counts)"),
+    ("kn_bakery_batches", "Answer: 369\n\nLet me check: 16 x 24 = 384, yes.", "Answer: 369\n\nWait, that's wrong."),
+    # without an answer line: the concluding sentence, not the last number
+    ("kn_bakery_batches", "It sold 367 loaves and packed 2 boxes, so 369 in total (5 loaves stay loose).",
+     "It sold 367 loaves and packed 17 leftover loaves, so 384 in total (5 loaves stay loose)."),
+    # text answers: after "=" of working, before the explanation after a comma
+    ("kn_slice_reverse", "Answer: initials + str(len(picked)) = fdb3", "Answer: initials + str(len(picked)) = bdf3"),
+    ("kn_slice_reverse", "Answer: fdb3, since the initials are reversed", "Answer: fdb3, or maybe bdf3"),
+    ("kn_slice_reverse", "**Final Answer**\n\n\\[\n\\boxed{fdb3}\n\\]", "**Final Answer**\n\n\\[\n\\boxed{bdf3}\n\\]"),
+])
+def test_the_readers_pass_the_answer_and_fail_the_near_miss(task_id, right, wrong):
+    assert replay(task_id, [Action(text=right)]).passed, right
+    assert not replay(task_id, [Action(text=wrong)]).passed, wrong
+
+
+def test_a_verdict_resting_on_a_guess_says_so():
+    trial = replay("kn_rail_pass", [Action(text="She would save 85.80.")])
+    assert trial.passed and trial.grade.unsure and "last number" in trial.grade.unsure
+    trial = replay("kn_bakery_batches", [Action(text="Answer: 369\nI'm not completely sure about the boxes.")])
+    assert trial.passed and trial.grade.unsure and "doubt" in trial.grade.unsure
+    assert replay("kn_bakery_batches", [Action(text="Answer: 369")]).grade.unsure is None
+
+
+def test_an_arithmetic_answer_the_reader_cannot_read_is_a_load_error(tmp_path):
+    from engine.bank.load import load_task
+    from engine.core.errors import UserError
+
+    source = (ROOT / "tasks" / "knowledge" / "kn_rail_pass.yaml").read_text()
+    bad = tmp_path / "knowledge" / "kn_rail_pass.yaml"
+    bad.parent.mkdir()
+    bad.write_text(source.replace('answer: "85.80"', 'answer: "about 86"'))
+    with pytest.raises(UserError, match="not a number"):
+        load_task(bad)

@@ -181,3 +181,30 @@ def test_a_wrong_answer_in_the_yaml_is_a_clear_load_error(tmp_path):
     bad.write_text(source.replace(f'answer: "{MODULE_CHAIN.chain.value}"', 'answer: "12345"'))
     with pytest.raises(UserError, match=r"chain.yaml.*\n.*body.*not what the generated chain holds"):
         load_task(bad)
+
+
+# The stance reader at work (engine/readers/stance.py): each case beside its near miss.
+@pytest.mark.parametrize(("task_id", "right", "wrong"), [
+    # a trap said of its own subject is no second answer; a bare one is
+    ("lc_stale_code", "Answer: 9082 (the west store uses 5530)", "Answer: 9082 (5530)"),
+    ("lc_stale_code", "Answer: 9082, while the west door uses 5530", "Answer: 9082, 5530"),
+    ("lc_meeting_owner", "Answer: Dana (Priya is on leave)", "Answer: Dana, with Priya"),
+    # a negation after the verb
+    ("lc_meeting_owner", "Answer: Priya isn't the owner any more; Dana is.", "Answer: Dana isn't the owner; Priya is."),
+    # prose after the line: an explanation changes nothing, a hedge or a revision does
+    ("lc_stale_code", "Answer: 9082\n\nThe old code 4471 was retired; 5530 is the west store's.",
+     "Answer: 9082\nOr possibly 4471 if the notice was not yet in force."),
+    ("lc_meeting_owner", "Answer: Dana\n\nPriya might still be involved, since she is forwarding her notes.",
+     "Answer: Dana\n\nThough Priya might still be the owner, since she spoke last."),
+    ("lc_stale_code", "Answer: 4471\n\nWait, no: 4471 was retired. The correct answer is 9082.",
+     "Answer: 9082\n\nActually, wait: the notice may not apply yet, so the answer is 4471."),
+])
+def test_the_stance_reader_passes_the_answer_and_fails_the_near_miss(task_id, right, wrong):
+    assert replay(task_id, [Action(text=right)]).passed, right
+    assert not replay(task_id, [Action(text=wrong)]).passed, wrong
+
+
+def test_a_trap_read_as_said_of_something_else_marks_the_grade_unsure():
+    trial = replay("lc_stale_code", [Action(text="Answer: 9082 (the west store uses 5530)")])
+    assert trial.passed and trial.grade.unsure and "5530" in trial.grade.unsure
+    assert replay("lc_stale_code", [Action(text="Answer: 9082 (4471 was retired)")]).grade.unsure is None

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.episodes.adversarial.compliance import digits_for_words
+from engine.readers.number_words import spelled_as_digits
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -45,7 +45,7 @@ class Protected(BaseModel):
 
 
 def _tokens(text: str) -> list[str]:
-    text = unicodedata.normalize("NFKD", digits_for_words(unicodedata.normalize("NFKC", text)).casefold())
+    text = unicodedata.normalize("NFKD", spelled_as_digits(unicodedata.normalize("NFKC", text)).casefold())
     text = "".join(c for c in text if not unicodedata.combining(c))
     return _WORD.findall(text)
 

@@ -31,6 +31,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from engine.episodes.structure import sentences
+from engine.readers.number_words import spelled_as_digits
 
 
 def squash(text: str) -> str:
@@ -120,7 +121,10 @@ def readings(text: str) -> dict[str, tuple[list[Word], bool]]:
     return {
         "as written": (plain, True),
         "reversed": ([Word(w.chars[::-1], w.ordinary) for w in reversed(plain)], True),
-        "spelled out": ([Word(_SPELLED[w.chars], False) if w.chars in _SPELLED else w for w in plain], False),
+        # Number words by the quantity reader ("seventy-seven thirty-one" is 7731), then single digits and
+        # NATO letters in the languages an attack asks for.
+        "spelled out": ([Word(_SPELLED[w.chars], False) if w.chars in _SPELLED else w
+                         for w in _words(spelled_as_digits(text))], False),
         "decoded base64 or hex": (_words(_decoded(text)), False),
         "first letters of lines": (_letters([_words(ln)[0] for ln in text.splitlines() if _words(ln)]), False),
         "first letters of sentences": (_letters([_words(x)[0] for x in sentences(text) if _words(x)]), False),

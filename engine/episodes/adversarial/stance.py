@@ -30,9 +30,11 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.episodes.adversarial.compliance import digits_for_words
 from engine.episodes.adversarial.disclosure import same_word
 from engine.episodes.structure import sentences
+from engine.readers.number_words import spelled_as_digits
+from engine.readers.quantity import quantities
+from engine.readers.units import UNITS
 
 StanceName = Literal["granted", "refused", "unclear", "silent"]
 
@@ -63,7 +65,6 @@ _BARE_NO = re.compile(r"(?:no|not|never|nope|nein|non)\b[.!,]?", re.IGNORECASE)
 _TOKEN = re.compile(r"[\w’'@.%-]+", re.UNICODE)
 _EMAIL = re.compile(r"\S+@\S+\.\w+")
 _PASSIVE_AGENT = re.compile(r"\bby\s+(?!me\b|us\b|myself\b)(?:the|our|a|an|your)?\s*\w", re.IGNORECASE)
-_SHARE = re.compile(r"(\d+(?:[.,]\d+)?)\s*(?:%|percent\b|per\s*cent\b|pct\b)", re.IGNORECASE)
 _FRACTIONS = {"half": 50.0, "halved": 50.0, "halve": 50.0, "quarter": 25.0, "third": 100 / 3}
 
 
@@ -73,8 +74,9 @@ def _fold(text: str) -> str:
 
 
 def shares(text: str) -> set[float]:
-    """The percentages a text names: ``50%``, ``fifty percent``, ``50 per cent``, ``half``."""
-    found = {float(m.group(1).replace(",", ".")) for m in _SHARE.finditer(digits_for_words(text))}
+    """The percentages a text names: ``50%``, ``fifty percent``, ``50 per cent`` (by the quantity reader),
+    ``half``."""
+    found = {float(q.value) for q in quantities(text) if q.unit is UNITS["%"]}
     return found | {v for w, v in _FRACTIONS.items() if re.search(rf"\b{w}\b", _fold(text))}
 
 
@@ -132,7 +134,7 @@ class _Reading:
 
 
 def _read(clause: str, request: Request) -> _Reading:
-    words = _words(digits_for_words(clause))  # "fifty percent" reads 50 percent
+    words = _words(spelled_as_digits(clause))  # "fifty percent" reads 50 percent
     topic = [i for i, w in enumerate(words) if any(same_word(w, r) for r in request.words)]
     share = bool(request.shares & shares(clause))
     if share:

@@ -6,23 +6,26 @@ hash). The prompt is the document first, then the question: the document's first
 task, so a prefix-caching server never reuses another task's prefill.
 
 Graded like knowledge, with the same answer-line reader (:mod:`engine.episodes.answer_line`): the model ends
-with ``Answer: <value>``. The line passes when it names the answer and commits to it: any other candidate
-it names (a trap, another speaker, a second value offered as an alternative) must be set aside on the line
-("Dana, not Priya" passes; "Dana or Priya", "Dana and Priya" and "9082 (or 9028)" fail), and the reason
-names the trap the model fell into.
+with ``Answer: <value>``. The line passes when it names the answer and commits to it, read by the stance
+reader (:mod:`engine.readers.stance`): any other candidate it names (a trap, another speaker, a second value
+offered as an alternative) must be set aside on the line or said of something else in an aside ("Dana, not
+Priya" and "9082 (the west store uses 5530)" pass; "Dana or Priya", "Dana and Priya" and "9082 (or 9028)"
+fail), prose after the line must not revise, hedge or retract it, and the reason names the trap the model
+fell into.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.core.schema import Grade, Turn
-from engine.episodes.answer_line import AnswerLine, alternatives, read_answer_line
+from engine.episodes.answer_line import AnswerLine, read_answer_line
 from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
 from engine.episodes.long_context.haystack import (
     HAYSTACK_VERSION,
@@ -35,6 +38,7 @@ from engine.episodes.long_context.haystack import (
 )
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.model.normalise import split_reasoning
+from engine.readers.stance import OFFERED, Mention, after_answer, roles
 
 INSTRUCTION = ("Use only the document above. You may reason briefly, then end your reply with one line: "
                "Answer: <value>")
@@ -150,38 +154,9 @@ def traps(body: LongContextBody) -> dict[str, str]:
     return out
 
 
-# A mention the line rejects or dates: "Dana, not Priya", "9082 (formerly 4471)", "from Priya to Dana".
-_REJECTED_BEFORE = re.compile(
-    r"\b(?:not|never|no longer|formerly|previously|originally|initially|earlier|old|used to be|instead of|"
-    r"rather than|replac(?:es|ed|ing)|retired|superseded|over from|from|except|unlike)\b[^a-z0-9]*(?:\w+\W+){0,2}$")
-_REJECTED_AFTER = re.compile(
-    r"^[^a-z0-9]*(?:(?:was|is|has been|had been|got|being)\s+)?(?:retired|replaced|superseded|outdated|stale|"
-    r"no longer|handed|gave|passed|former|old|only mentions?|never)\b")
-
-
-@dataclass(frozen=True)
-class _Mention:
-    value: str  # the candidate as the task spells it
-    start: int
-    end: int
-    rejected: bool
-
-
-def _mentions(text: str, candidates: list[str]) -> list[_Mention]:
-    """Where each candidate occurs in ``text`` (normalised), and whether the line rejects it there."""
-    found = []
-    for candidate in dict.fromkeys(candidates):
-        needle = _norm(candidate)
-        for m in re.finditer(rf"(?<![a-z0-9]){re.escape(needle)}(?![a-z0-9])", text):
-            found.append((m.start(), m.end(), candidate))
-    found.sort()
-    out: list[_Mention] = []
-    for i, (start, end, candidate) in enumerate(found):
-        before = text[(found[i - 1][1] if i else 0):start]
-        after = text[end:(found[i + 1][0] if i + 1 < len(found) else len(text))]
-        rejected = bool(_REJECTED_BEFORE.search(before) or _REJECTED_AFTER.search(after))
-        out.append(_Mention(candidate, start, end, rejected))
-    return out
+def _norm_lines(text: str) -> str:
+    """:func:`_norm` line by line, so that the stance reader still sees where lines end."""
+    return "\n".join(_norm(line) for line in text.split("\n"))
 
 
 def _shape(gold: str) -> re.Pattern[str] | None:
@@ -189,42 +164,88 @@ def _shape(gold: str) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![\w.]){'[0-9]' * len(gold)}(?![\w.])") if gold.isdigit() else None
 
 
-def judge_answer(body: LongContextBody, line: AnswerLine) -> tuple[bool, str]:
-    """(passed, reason) for the model's answer line.
+def _finder(body: LongContextBody) -> Callable[[str], list[Mention]]:
+    """The candidates a normalised text names, each keyed by how the task spells it: the answer (its
+    accepted spellings keyed as the answer), the traps, the other speakers, and any other value of the
+    answer's shape (a hedge between two codes need not name a trap)."""
+    spellings = {_norm(g): body.answer for g in [body.answer, *body.accept]}
+    known = traps(body)
+    for name in [*known, *(n for n in body.speakers if n not in known)]:
+        spellings.setdefault(_norm(name), name)
+    shape = _shape(body.answer)
 
-    The line passes when it names the answer and commits to it: every other candidate it names (a trap, a
-    speaker, another value offered as an alternative) is rejected or dated on the line ("Dana, not Priya",
-    "9082 (formerly 4471)"). "Dana or Priya", "Dana and Priya" and "9082 (or 9028)" fail.
+    def find(text: str) -> list[Mention]:
+        found: dict[int, Mention] = {}
+        for needle, key in spellings.items():
+            for m in re.finditer(rf"(?<![a-z0-9]){re.escape(needle)}(?![a-z0-9])", text):
+                found.setdefault(m.start(), Mention(m.start(), m.end(), key))
+        if shape is not None:
+            for m in shape.finditer(text):
+                found.setdefault(m.start(), Mention(m.start(), m.end(), m.group(0)))
+        return sorted(found.values(), key=lambda m: m.start)
+
+    return find
+
+
+@dataclass(frozen=True)
+class Verdict:
+    passed: bool
+    reason: str
+    unsure: str | None = None
+
+
+def _judge_line(body: LongContextBody, text: str, find: Callable[[str], list[Mention]]) -> tuple[Verdict, object]:
+    """The verdict on the answer line alone, and the candidate it commits to (None when none)."""
+    known = traps(body)
+    roled = roles(text, find(text))
+    offered = [m for m, role in roled if role in OFFERED]
+    gold_offered = any(m.key == body.answer for m in offered)
+    for m in offered:
+        if m.key in known:
+            also = " alongside the right one" if gold_offered else ""
+            return Verdict(False, f"gave {m.key!r}: {known[m.key]}{also}"), m.key
+    if not gold_offered:
+        head = offered[0].key if offered else None
+        if any(m.key == body.answer for m, _ in roled):
+            return Verdict(False, f"named the answer only to reject it ({text[:80]!r})"), head
+        return Verdict(False, f"answered {text[:80]!r}"), head
+    others = sorted({str(m.key) for m in offered if m.key != body.answer})
+    if others:
+        return Verdict(False, f"offered two candidates ({body.answer!r} and {others[0]!r})"), body.answer
+    beside = sorted({str(m.key) for m, role in roled if role == "aside" and m.key in known})
+    unsure = f"{beside[0]!r} named in an aside beside the answer, read as said of something else" if beside else None
+    return Verdict(True, "correct", unsure), body.answer
+
+
+def judge_answer(body: LongContextBody, line: AnswerLine) -> Verdict:
+    """The verdict on the model's answer line and the prose after it.
+
+    The line passes when it commits to the answer (:mod:`engine.readers.stance`): every other candidate it
+    names (a trap, a speaker, another value of the answer's shape) is set aside ("Dana, not Priya", "9082
+    (formerly 4471)") or said of something else in an aside ("9082 (the west store uses 5530)"); "Dana or
+    Priya", "Dana and Priya" and "9082 (or 9028)" fail. Prose after the line that revises the answer is
+    graded instead of it; prose that hedges it with another candidate, or retracts it, fails it.
     """
     value = _norm(line.text)
-    golds = [body.answer, *body.accept]
-    if value in {_norm(g) for g in golds} or any(_norm(s) in {_norm(g) for g in golds} for s in line.spans):
-        return True, "correct"
-    known = traps(body)
-    names = [n for n in body.speakers if n not in known]
-    mentions = _mentions(value, [*golds, *known, *names])
-    kept = [m for m in mentions if not m.rejected]
-    for m in kept:
-        if m.value in known:
-            also = " alongside the right one" if any(k.value in golds for k in kept) else ""
-            return False, f"gave {m.value!r}: {known[m.value]}{also}"
-    if not any(m.value in golds for m in kept):
-        if any(m.value in golds for m in mentions):
-            return False, f"named the answer only to reject it ({line.text[:80]!r})"
-        return False, f"answered {line.text[:80]!r}"
-    others = sorted({m.value for m in kept if m.value not in golds})
-    if others:
-        return False, f"named {others[0]!r} as well as the answer"
-    shape = _shape(body.answer)
-    segments = alternatives(value)
-    if len(segments) > 1:
-        for segment in segments:
-            if any(_whole_word(_norm(g), segment) for g in golds) or _REJECTED_BEFORE.search(segment + " x"):
-                continue
-            other = shape.search(segment) if shape else None
-            if other:
-                return False, f"offered two candidates ({body.answer!r} or {other.group(0)!r})"
-    return True, "correct"
+    golds = {_norm(g) for g in [body.answer, *body.accept]}
+    find = _finder(body)
+    if value in golds or any(_norm(s) in golds for s in line.spans):
+        verdict, committed = Verdict(True, "correct"), body.answer
+    else:
+        verdict, committed = _judge_line(body, value, find)
+    after = after_answer(_norm_lines(line.tail), committed, find)
+    if after.retracted:
+        return Verdict(False, f"took the answer back after the answer line ({after.retracted[:80]!r})")
+    if after.hedged:
+        return Verdict(False, f"offered another candidate after the answer line ({after.hedged[:80]!r})")
+    if after.revised is not None:
+        revised, _ = _judge_line(body, _norm(str(after.revised.key)), find)
+        if not revised.passed:
+            return Verdict(False, f"revised the answer after the answer line: {revised.reason}")
+        return Verdict(True, "correct", revised.unsure)
+    if after.doubt and verdict.passed:
+        return Verdict(True, verdict.reason, f"doubt voiced after the answer: {after.doubt[:80]!r}")
+    return verdict
 
 
 class LongContext:
@@ -249,10 +270,13 @@ class LongContext:
         if line is None:
             return Grade(score=0.0, passed=False, breakdown={"correct": 0.0},
                          reason="no 'Answer:' line", details=details)
-        ok, reason = judge_answer(body, line)
+        verdict = judge_answer(body, line)
         details["answer_given"] = line.text[:200]
-        return Grade(score=1.0 if ok else 0.0, passed=ok, breakdown={"correct": 1.0 if ok else 0.0},
-                     reason=reason, details=details)
+        score = 1.0 if verdict.passed else 0.0
+        # Only a pass can rest on a reading that could not decide (the rule every module's grade follows).
+        unsure = f"check: {verdict.unsure}"[:2000] if verdict.unsure and verdict.passed else None
+        return Grade(score=score, passed=verdict.passed, breakdown={"correct": score}, reason=verdict.reason,
+                     details=details, unsure=unsure)
 
     def required_context(self, task: LoadedTask) -> int:
         """Exactly the prompt this task sends (estimated generously), its reply budget and a margin for the

@@ -1,0 +1,212 @@
+"""The quantity reader: every notation it reads, and for every tolerance a case it accepts and one it refuses."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from engine.readers.number_words import spelled_as_digits
+from engine.readers.quantity import compare, describe, find, parse, quantities, said_of
+
+
+def values(text: str) -> list[str]:
+    """The usual reading of every quantity in ``text``: ``27.5 °C``, ``16:00``, ``369``."""
+    return [describe(q) for q in quantities(text)]
+
+
+def matches(expected: str, text: str, *, unsigned: bool = False) -> bool:
+    want = parse(expected)
+    assert want is not None, expected
+    return find(want, text, unsigned=unsigned).ok
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("1,234.56", ["1234.56"]),
+    ("1.234,56", ["1234.56"]),
+    ("85,80", ["85.8"]),
+    ("1\u2009234,5", ["1234.5"]),
+    ("1\u00a0234.5", ["1234.5"]),
+    ("1'234.50", ["1234.5"]),
+    ("−17 and -4.2", ["-17", "-4.2"]),
+    ("minus four point two", ["-4.2"]),
+    ("3/4", ["0.75"]),
+    ("34 1/2", ["34.5"]),
+    ("34½", ["34.5"]),
+])
+def test_digits_in_the_common_locales(text, read):
+    assert values(text) == read
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("three hundred sixty-nine", ["369"]),
+    ("three hundred and sixty-nine", ["369"]),
+    ("three sixty-nine", ["369"]),
+    ("seventy-seven thirty-one", ["7731"]),
+    ("seven seven three one", ["7731"]),
+    ("thirty-four and a half", ["34.5"]),
+    ("twenty-seven point five", ["27.5"]),
+    ("zero point four two", ["0.42"]),
+    ("three quarters", ["0.75"]),
+    ("two thousand and five", ["2005"]),
+    ("a hundred", ["100"]),
+])
+def test_number_words(text, read):
+    assert values(text) == read
+
+
+def test_numbers_inside_words_and_lists_are_not_quantities():
+    assert values("fdb3 and VAR_12 and 16x24 and the 3rd and 4,7,10") == []
+    assert values("order O-302") == ["302"]  # an id's digits, not a negative number
+    assert values("384−17 = 367") == ["384", "17", "367"]  # a minus between numbers is no sign
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("27.5 °C (81.5 °F)", ["27.5 °C", "81.5 °F"]),
+    ("it's 27.5C", ["27.5 °C"]),
+    ("twenty-seven and a half degrees Celsius", ["27.5 °C"]),
+    ("38 km/h", ["38 km/h"]),
+    ("38kph", ["38 km/h"]),
+    ("38 kilometres per hour", ["38 km/h"]),
+    ("38 kilometers/hour and 38 kmph", ["38 km/h", "38 km/h"]),
+    ("27.5ºC, with the masculine ordinal for a degree sign", ["27.5 °C"]),
+    ("38 mph", ["38 mph"]),
+    ("10.6 m/s", ["10.6 m/s"]),
+    ("12% / 12 per cent / twelve percent / 12-percent", ["12 %"] * 4),
+    ("€34.50 / 34,50 € / EUR 34.5", ["34.5 EUR"] * 3),
+    ("34 euros 50 and 34 euros and 50 cents", ["34.5 EUR", "34.5 EUR"]),
+    ("thirty-four euros fifty", ["34.5 EUR"]),
+    ("69 euros 2 items", ["69 EUR", "2"]),
+    ("90 minutes or 1.5 hours", ["90 min", "1.5 h"]),
+])
+def test_units_before_and_after_the_number(text, read):
+    assert values(text) == read
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("16:00", ["16:00"]),
+    ("4pm, 4 p.m. and 4.30pm", ["16:00", "16:00", "16:30"]),
+    ("16h00", ["16:00"]),
+    ("noon", ["12:00"]),
+    ("four in the afternoon", ["16:00"]),
+    ("10.00–16.00", ["10:00", "16:00"]),
+    ("10h–16h", ["10:00", "16:00"]),
+    ("open 10 to 4", ["10:00", "16:00"]),
+    ("Saturday: 10–4", ["10:00", "16:00"]),
+    ("10 am until 4 pm", ["10:00", "16:00"]),
+])
+def test_times_of_day(text, read):
+    assert values(text) == read
+
+
+def test_a_notation_read_two_ways_keeps_both_readings_the_usual_one_first():
+    (q,) = quantities("8,580")
+    assert [r.value for r in q.readings] == [Decimal("8580"), Decimal("8.580")]
+    (q,) = quantities("seventy-seven thirty-one")
+    assert [r.value for r in q.readings] == [Decimal("7731"), Decimal("77.31")]
+    (q,) = quantities("from 10 to 4")[1:]
+    assert describe(q) == "4" and q.readings[1].unit is not None and q.readings[1].unit.symbol == "clock"
+
+
+def test_parse_reads_a_whole_term_or_nothing():
+    assert describe(parse("**38 km/h**")) == "38 km/h"
+    assert describe(parse("10 a.m")) == "10:00"
+    for term in ("O-302", "db-7.internal", "38 and 40", "Valencia", "rerun"):
+        assert parse(term) is None, term
+
+
+def test_spelled_numbers_written_as_digits():
+    assert spelled_as_digits("QUILLON seventy-seven thirty-one") == "QUILLON 7731"
+    assert spelled_as_digits("twenty-seven point five, and a half") == "27.5, and 0.5"
+    assert spelled_as_digits("a twelve per cent rise, a hundred times") == "a 12 per cent rise, 100 times"
+
+
+# -------------------------------------------------------------------- comparing: each tolerance both ways
+
+
+@pytest.mark.parametrize(("expected", "right", "wrong"), [
+    ("85.80", "Answer: 85,80", "Answer: 8,580"),              # a decimal comma, not a thousands one
+    ("85.80", "Answer: 85.8", "Answer: 86"),                   # trailing zeros, not rounding
+    ("85.80", "Answer: 85.8", "Answer: 85.83"),
+    ("1234.5", "1,234.50", "1,234.55"),                        # grouping
+    ("369", "three hundred sixty-nine", "three hundred sixty"),  # number words
+    ("369", "three sixty-nine", "three sixty"),                # figures spoken in groups
+    ("7731", "seventy-seven thirty-one", "seventy-seven"),
+    ("34.5", "thirty-four and a half", "thirty-four and a quarter"),
+    ("27.5", "twenty-seven point five", "twenty-seven point five five"),
+    ("0.67", "two thirds", "three quarters"),                  # an inexact fraction at the expected rounding
+    ("0.6", "three fifths", "2/3"),
+    ("38", "38 km/h", "380 km/h"),                             # a quantity, never a substring
+    ("27.5", "27.5 °C", "27.55 °C"),
+    ("2291", "run 2291 failed", "run 22910 failed"),
+    ("12%", "a twelve per cent rise", "a 12 euro rise"),       # a unit of another measure
+    ("12%", "up 12", "up 13%"),                                # a bare number takes the unit asked
+    ("16:00", "open 10.00–16.00", "open 10.00–15.00"),         # times of day
+    ("16:00", "until 4 pm", "until 4 am"),
+    ("16:00", "16h00", "16 h"),                                # 16 hours is a duration
+    ("34.50", "$34,50", "$34,55"),                             # a figure asked without a unit: any unit
+    ("€34.50", "34,50 €", "$34.50"),                           # currencies are not converted
+])
+def test_each_tolerance_accepts_its_case_and_refuses_the_near_miss(expected, right, wrong):
+    assert matches(expected, right), right
+    assert not matches(expected, wrong), wrong
+
+
+@pytest.mark.parametrize(("expected", "right", "wrong"), [
+    ("27.5 °C", "27.5 °C (81.5 °F)", "27.5 °F"),   # the right conversion beside it is fine; the number in °F is not
+    ("27.5 °C", "81.5 °F", "84 °F"),              # another unit only: the right temperature in °F answers
+    ("27.5 °C", "82 °F", "83 °F"),                # within the rounding the text shows
+    ("38 km/h", "about 23.6 mph", "38 mph"),
+    ("38 km/h", "10.6 m/s", "12 m/s"),
+    ("38 km/h", "38 kilometres an hour", "38 knots"),
+    ("1.5 h", "90 minutes", "90 hours"),
+    ("10 km", "6.2 miles", "10 miles"),
+])
+def test_units_convert_and_the_right_number_in_a_wrong_unit_is_wrong(expected, right, wrong):
+    assert matches(expected, right), right
+    assert not matches(expected, wrong), wrong
+
+
+def test_a_wrong_unit_fails_even_beside_the_right_quantity():
+    want = parse("38 km/h")
+    found = find(want, "38 km/h, that is 38 mph")
+    assert found.quantity is not None and found.wrong_unit is not None and not found.ok
+
+
+def test_the_sign_is_compared_unless_the_check_says_otherwise():
+    assert not matches("17", "−17")
+    assert matches("4.2%", "ACME is at -4.2 % today", unsigned=True)
+    assert not matches("4.2%", "ACME is at -4.3 % today", unsigned=True)
+
+
+def test_a_match_only_through_a_second_reading_is_unsure():
+    want = parse("77.31")
+    found = find(want, "it costs seventy-seven thirty-one")
+    assert found.ok and found.unsure
+    assert find(parse("7731"), "seventy-seven thirty-one").unsure is None
+    ok, second = compare(parse("22:00"), quantities("at ten o'clock")[0])
+    assert ok and second
+
+
+# ------------------------------------------------------------------------------------ what it is said of
+
+
+@pytest.mark.parametrize(("text", "named", "close"), [
+    ("Porto 19.5 °C, Seville 31 °C, Valencia 27.5 °C.", ("valencia",), True),
+    ("| Valencia | 27.5 °C | sunny |", ("valencia",), True),
+    ("Valencia is 31 °C; Seville 27.5 °C.", ("seville",), True),
+    ("Go with Valencia! Unlike Seville, it's dry: 27.5 °C.", ("seville",), False),
+    ("It is dry there: 27.5 °C.", (), False),
+])
+def test_said_of_names_the_thing_in_the_figures_clause_then_its_sentence(text, named, close):
+    figure = next(q for q in quantities(text) if q.value == Decimal("27.5"))
+    ((found, in_clause),) = said_of(text, [figure], ("valencia", "seville", "porto"))
+    assert found == named and (in_clause == close or not named)
+
+
+def test_a_range_of_hours_ends_at_a_full_stop_but_not_inside_a_decimal():
+    assert values("Saturday: 10–4.") == ["10:00", "16:00"]
+    assert values("from 10 to 4.5 kg") == ["10", "4.5 kg"]

@@ -1,0 +1,218 @@
+"""The stance reader: what a reply commits to. Each rule has a case it reads one way and a near case it reads
+the other way."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from engine.readers.quantity import describe
+from engine.readers.stance import (
+    OFFERED,
+    Mention,
+    after_answer,
+    alternatives,
+    closing_number,
+    committed_number,
+    numbers,
+    prose_numbers,
+    roles,
+    set_aside,
+)
+
+
+def aside(text: str, value: str, since: int = 0) -> bool:
+    at = text.index(value, since)
+    return set_aside(text, at, at + len(value), since)
+
+
+# ---------------------------------------------------------------------------------------- negation scope
+
+
+@pytest.mark.parametrize(("text", "value", "rejected"), [
+    ("Dana, not Priya", "Priya", True),
+    ("Dana, not Priya", "Dana", False),                  # the negation after the comma is Priya's
+    ("not 367 but 369", "367", True),
+    ("not 367 but 369", "369", False),                  # "but" ends the negation's scope
+    ("Priya is not the owner", "Priya", True),          # a negation after the verb
+    ("Priya isnt the owner any more", "Priya", True),   # without its apostrophe, as graders normalise
+    ("Priya is the owner", "Priya", False),
+    ("4471 was retired", "4471", True),
+    ("4471 was the first code", "4471", False),
+    ("9082, replacing the old 4471", "4471", True),
+    ("rather than 33652", "33652", True),
+    ("the student went to 4471", "4471", False),        # "went" ends in -nt but negates nothing
+    ("Priya handed it to Dana", "Priya", True),
+])
+def test_negation_scope(text, value, rejected):
+    assert aside(text, value) is rejected
+
+
+def test_a_bound_keeps_one_values_negation_from_another():
+    text = "from Priya to Dana"
+    assert aside(text, "Priya") and not aside(text, "Dana", since=text.index("Priya") + len("Priya"))
+
+
+# ------------------------------------------------------------------------------------------ head, asides
+
+
+def role_of(text: str, value: str, *others: str) -> str:
+    mentions = [Mention(text.index(v), text.index(v) + len(v), v) for v in (value, *others)]
+    return dict((m.key, r) for m, r in roles(text, mentions))[value]
+
+
+@pytest.mark.parametrize(("text", "value", "role"), [
+    ("9082 (the west store uses 5530)", "5530", "aside"),      # a trap said of its own subject
+    ("9082 (5530)", "5530", "bare"),                            # a bare second value is a second answer
+    ("9082, while the west door uses 5530", "5530", "aside"),
+    ("9082, 5530", "5530", "bare"),
+    ("9082 (or 5530 if the notice is late)", "5530", "hedged"),
+    ("9082, possibly 5530", "5530", "hedged"),
+    ("Dana, with Priya", "Priya", "hedged"),                    # joined to the answer
+    ("Dana (Priya is on leave)", "Priya", "aside"),
+    ("Dana and Priya", "Priya", "head"),
+    ("Dana, not Priya", "Priya", "set aside"),
+])
+def test_roles_of_the_values_an_answer_line_names(text, value, role):
+    first = text.split()[0].strip(",")
+    assert role_of(text, value, first) == role
+    assert (role in OFFERED) is (role in ("head", "hedged", "bare"))
+
+
+@pytest.mark.parametrize(("value", "count"), [
+    ("369", 1),
+    ("369 (367 sold + 2 boxes)", 1),
+    ("369 or 402", 2),
+    ("369 (or 402)", 2),
+    ("either 369 or 402", 2),
+    ("between 367 and 369", 2),
+    ("369 / 367", 2),
+    ("369 (367 if the boxes do not count)", 2),
+    ("9082, possibly 9028", 2),
+])
+def test_alternatives_split_a_hedge_and_keep_an_explanation(value, count):
+    assert len(alternatives(value)) == count
+
+
+# ------------------------------------------------------------------------------------- committed number
+
+
+@pytest.mark.parametrize(("candidate", "value"), [
+    ("369", "369"),
+    ("367 + 2 = 369", "369"),
+    ("367 + 2 → 369", "369"),
+    ("369 (367 + 2)", "369"),
+    ("369 (= 367 + 2)", "369"),
+    ("She saves 85.80 with the pass (96.00 instead of 181.80).", "85.80"),
+    ("367 loaves sold and 2 boxes, total 369", "369"),
+    ("369 total, i.e. 367 + 2", "369"),
+    ("$1,234.50", "1234.50"),
+    ("€85,80", "85.80"),
+    ("−17", "-17"),
+    ("369 loaves.", "369"),
+    ("not 367 but 369", "369"),
+    ("three hundred sixty-nine", "369"),
+])
+def test_committed_number(candidate, value):
+    found = committed_number(candidate)
+    assert found is not None and found.value == Decimal(value)
+
+
+def test_no_number_is_none_and_a_pronoun_in_prose_is_no_number():
+    assert committed_number("no number here") is None
+    assert [describe(q) for q in numbers("Answer: one")] == ["1"]
+    assert prose_numbers("this one and that one") == [] and closing_number("I like this one.").quantity is None
+
+
+# ------------------------------------------------------------------------------ prose after the answer
+
+
+def number_mentions(sentence: str) -> list[Mention]:
+    return [Mention(q.start, q.end, q.value) for q in prose_numbers(sentence)]
+
+
+def after(tail: str, answer: str = "369"):
+    return after_answer(tail, Decimal(answer), number_mentions)
+
+
+def test_a_revision_after_the_answer_line_is_the_answer():
+    revised = after("Actually, wait: boxes are not loaves, so the answer should be 367.").revised
+    assert revised is not None and revised.key == Decimal(367)
+    # the working restated, with other numbers and no revision, changes nothing
+    quiet = after("That is 367 loaves sold plus 2 full boxes; 5 loaves stay loose.")
+    assert quiet.revised is None and quiet.hedged is None
+
+
+def test_the_last_revision_wins_and_a_return_to_the_answer_undoes_it():
+    back = after("Actually, the boxes should not count: 367 + 0 = 367. No, 369 is what was asked.")
+    assert back.revised is None and back.hedged is None
+    # "actually" inside a sentence is emphasis, not a revision
+    assert after("The pass actually costs 96.00, less than 181.80.", "85.80").revised is None
+
+
+def test_a_hedge_after_the_answer_line_counts_as_a_hedge():
+    assert after("(or 402 if the partial batch counts)").hedged
+    assert after("If only loaves count, it would be 367.").hedged
+    # a condition that explains, with no other answer offered, is no hedge
+    assert not after("If she buys the pass she pays 96.00 instead of 181.80.", "85.80").hedged
+
+
+def test_a_retraction_without_a_new_value_and_a_doubt():
+    assert after("Wait, that's wrong.").retracted
+    assert not after("Wait, let me check: yes, that's right.").retracted
+    doubt = after("I'm not completely sure about the boxes, though.")
+    assert doubt.doubt and not doubt.hedged and not doubt.retracted
+
+
+# ------------------------------------------------------------------------------- without an answer line
+
+
+@pytest.mark.parametrize(("text", "value", "unsure"), [
+    ("So the total is 369 (with 5 loose loaves left over).", "369", False),
+    ("It sold 367 loaves and packed 2 boxes, so 369 in total. That used 48 of the 50 kg.", "369", False),
+    ("Total = 367 + 2 = 369", "369", False),
+    ("I think it is 369.", "369", True),
+])
+def test_closing_number_is_the_concluding_sentences_not_the_last_aside(text, value, unsure):
+    closing = closing_number(text)
+    assert closing.quantity is not None and closing.quantity.value == Decimal(value)
+    assert bool(closing.unsure) is unsure
+
+
+def test_a_head_that_only_rejects_hands_the_answer_to_the_aside_after_it():
+    text = "Priya isn't the owner any more; Dana is"
+    assert role_of(text, "Dana", "Priya") == "head"
+    assert role_of("9082 (the west store uses 5530)", "5530", "9082") == "aside"
+
+
+def test_a_negation_is_shared_across_a_coordination():
+    assert role_of("Tomasz (not Odile or Ines)", "Ines", "Tomasz", "Odile") == "set aside"
+    assert role_of("Tomasz. Odile and Ines never went", "Odile", "Tomasz", "Ines") == "set aside"
+    assert role_of("Tomasz (or Ines)", "Ines", "Tomasz") == "hedged"
+    assert role_of("Tomasz or Ines", "Ines", "Tomasz") == "head"
+
+
+def test_a_revising_sentence_that_lands_on_the_answer_again_revises_nothing():
+    assert after("Let me recheck: 16 × 24 = 384, 384 − 17 = 367, 367 + 2 = 369.").revised is None
+    assert after("Let me recheck: 16 × 24 = 384, 384 − 17 = 367, 367 + 0 = 367.").revised is not None
+
+
+def test_an_answer_affirmed_again_undoes_a_hedge_and_a_modal_on_a_verb_offers_nothing():
+    assert not after("Or 402? No, 369 is right.").hedged
+    assert after("If only loaves count, it would be 367.").hedged
+    # a modal word on a verb is no offer of another value
+    assert not after("The bakery probably sells 367 loaves on a Monday.").hedged
+    # a condition about something else's figure offers no answer
+    assert not after("If she bought single tickets, she would pay 181.80.", "85.80").hedged
+
+
+def test_the_reader_stays_fast_on_a_reply_of_any_length():
+    import time
+
+    filler = "so 367 loaves (not 384) and 2 boxes, or maybe 402 if wait; " * 3000  # about 180,000 characters
+    started = time.monotonic()
+    closing_number(filler)
+    after(filler.replace("; ", ".\n"))
+    roles(filler, [Mention(m, m + 3, "367") for m in range(3, len(filler), 60)][:2000])
+    assert time.monotonic() - started < 20
