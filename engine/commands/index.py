@@ -198,6 +198,8 @@ def show_data(model_id: str, data_dir: Path) -> dict:
         "id": row.entry.id,
         "name": row.entry.name,
         "model": report.published_method,
+        # Core benchmarks the model does not report and the index does not estimate, with the reason.
+        "not_estimated": {b: why for b, why in result.excluded.items() if b not in row.chosen},
         "core_reported": row.core_count,
         "index": None if row.index is None else round(row.index, 2),
         "index_low": None if row.index_low is None else round(row.index_low, 2),
@@ -222,6 +224,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         name = b["benchmark"] + (" *" if b["core"] else "")
         extra = f"{_fmt(b['low'])}–{_fmt(b['high'])}" if b["label"] == "estimated" else (b["variant"] or "")
         print(f"{name:<20}{b['value']:>7.1f}  {b['label']:<12}{extra}")
+    for bench in data["not_estimated"]:
+        print(f"{bench + ' *':<20}{'—':>7}  {'not estimated (left out of the index, see index validate)'}")
     print("\n* core benchmark. Estimated scores are the model's predictions, not measurements.")
     return 0
 

@@ -73,6 +73,9 @@ class Score(Strict):
     evaluator: str | None = None
     checked: dt.date | None = None
     note: str | None = None
+    # A figure of exactly 0 or 100 is often "not run" written as a number. One is kept only with the reason,
+    # read from its source, why it is a real measurement; ``index validate`` lists every one without.
+    edge_reason: str | None = None
 
     @field_validator("source_url", "secondary_url")
     @classmethod
@@ -92,7 +95,17 @@ class Score(Strict):
             )
         if self.measured_by == "independent" and not self.evaluator:
             raise ValueError("an independent score must name its evaluator")
+        if self.edge_reason is not None and not self.at_edge:
+            raise ValueError(
+                f"edge_reason is set but the value is {self.value:g}: it explains a figure of exactly 0 or 100 "
+                "only; move the text to note"
+            )
         return self
+
+    @property
+    def at_edge(self) -> bool:
+        """Exactly 0 or 100: the values a "not run" or "not reported" is most often written as."""
+        return self.value in (0.0, 100.0)
 
     @property
     def verified(self) -> bool:

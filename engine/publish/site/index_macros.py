@@ -57,8 +57,9 @@ def _num(value: float | None, digits: int = 1) -> str:
 # ------------------------------------------------------------------------------------------------ table
 
 
-def cell(row: IndexRow, bench: str) -> dict:
-    """One benchmark cell: the shown text, its kind and a hover title."""
+def cell(row: IndexRow, bench: str, excluded: dict[str, str] | None = None) -> dict:
+    """One benchmark cell: the shown text, its kind and a hover title. ``excluded``: the core benchmarks the
+    index does not estimate (a model that does not report one shows "—" saying so)."""
     score = row.chosen.get(bench)
     if score is not None:
         mark = {"independent": "✓", "other_lab": "*", "lab": ""}[score.measured_by]
@@ -81,6 +82,9 @@ def cell(row: IndexRow, bench: str) -> dict:
             "title": f"Estimated, likely {est.low:.1f}–{est.high:.1f}",
             "sort": est.value,
         }
+    if excluded and bench in excluded:
+        title = "Not reported, and not estimated: the index leaves this benchmark out (see the methodology)"
+        return {"text": "—", "kind": "none", "title": title, "sort": None}
     return {"text": "—", "kind": "none", "title": "Not reported", "sort": None}
 
 
@@ -106,7 +110,7 @@ def table_rows(result: IndexResult) -> list[dict]:
                 "index_text": _num(row.index),
                 "range_text": "" if row.index is None else f"{row.index_low:.1f}–{row.index_high:.1f}",
                 "core_text": f"{row.core_count}/6",
-                "cells": [cell(row, b) for b in CORE_BENCHMARKS],
+                "cells": [cell(row, b, result.excluded) for b in CORE_BENCHMARKS],
                 "blended_price": entry.pricing.blended_per_m if entry.pricing else None,
             }
         )
@@ -211,7 +215,7 @@ def render_front_html(rows: list[dict], pages: dict[str, str], root: str, count:
         if r["rank"] is not None
     )
     return (
-        f"<p>The Small LM Index joins what the labs report on six public benchmarks into one number for "
+        f"<p>The Small LM Index joins what labs and evaluators report on public benchmarks into one number for "
         f"<strong>{count}</strong> open-weight models. The top of it:</p>"
         "<table><thead><tr><th>#</th><th>Model</th><th>Params</th><th>Index (likely range)</th></tr></thead>"
         f"<tbody>{body}</tbody></table>"
@@ -390,6 +394,9 @@ def model_page_data(
                     "item": est.item,
                 }
             )
+    not_estimated = [
+        {"benchmark": b, "reason": why} for b, why in result.excluded.items() if b not in row.chosen
+    ]
     earlier = None
     if entry.earlier_version is not None:
         earlier = {
@@ -418,6 +425,7 @@ def model_page_data(
         "core_text": f"{row.core_count}/6",
         "reported": reported,
         "estimated": estimated,
+        "not_estimated": not_estimated,
         "earlier": earlier,
         "sources": sources,
         "pricing": None if entry.pricing is None else entry.pricing.model_dump(mode="json"),
@@ -463,8 +471,8 @@ def render_model_html(data: dict) -> str:
         )
     out.append("</tbody></table></div>")
     out.append(
-        '<p class="sli-note"><small>★ one of the six core benchmarks the index is made of; every score is on '
-        "the 0–100 scale.</small></p>"
+        '<p class="sli-note"><small>★ one of the six core benchmarks; the index averages those it can estimate '
+        "(see the methodology). Every score is on the 0–100 scale.</small></p>"
     )
     if data.get("own_runs"):
         out.append(
@@ -484,6 +492,13 @@ def render_model_html(data: dict) -> str:
                 f"{esc(capped)}</small></li>"
             )
         out.append("</ul>")
+    if data.get("not_estimated"):
+        names = ", ".join(esc(n["benchmark"]) for n in data["not_estimated"])
+        out.append(
+            f'<p class="sli-note"><small>Not reported and not estimated: {names}. Its held-out estimates were '
+            "no better than knowing nothing, so the index leaves it out of its average for every model (see the "
+            "methodology).</small></p>"
+        )
     # The section the methodology describes is on every page, so a reader knows where to look for one.
     if data["earlier"]:
         out.append(
@@ -803,8 +818,11 @@ def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
 
     @env.macro
     def index_counts() -> dict:
-        rows = site.result().rows
+        result = site.result()
+        rows = result.rows
         return {
+            "index_benchmarks": list(result.index_benchmarks),
+            "excluded": list(result.excluded),
             "models": len(rows),
             "with_index": sum(1 for r in rows if r.index is not None),
             "needs_verification": sum(1 for r in rows if any(s.needs_verification for s in r.entry.scores)),
