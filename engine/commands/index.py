@@ -12,7 +12,7 @@ from engine.core.errors import InfraError, UserError
 from engine.index.aa import AA_BASE_ENV, AA_KEY_ENV, DEFAULT_AA_BASE, DEFAULT_AA_PATH, sync_aa
 from engine.index.data import DEFAULT_DATA_DIR, chosen_scores, load_entries, today
 from engine.index.hardware import DEVICES, QUANT_BITS, Layout, device_named, estimate
-from engine.index.provenance import core_figures, provenance_stats
+from engine.index.provenance import by_lab, core_figures, provenance_stats
 from engine.index.published import published_index
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS
 from engine.index.speed import DEFAULT_RUNS, DEFAULT_SPEED_BASE, SPEED_BASE_ENV, SPEED_KEY_ENV, measure_speed
@@ -141,6 +141,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
             f"{label}: {st.figures}; cite a primary document {st.with_primary} ({100 * st.primary_share:.1f}%); "
             f"checked against it {st.verified} ({100 * st.verified_share:.1f}%); read from a copy {st.from_copy}"
         )
+    print()
+    print("core figures per lab: checked / all (unchecked whose primary document cannot be read here)")
+    for lab, st in by_lab(entries).items():
+        if st.figures:
+            name = lab if len(lab) <= 46 else lab[:45] + "…"
+            print(f"  {name:<48}{st.verified:>4} / {st.figures:<4}({st.unreadable})")
     return 0
 
 

@@ -89,6 +89,9 @@ def test_stats_prints_the_verified_share(capsys):
     assert _run(["index", "stats"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"core figures the index uses: \d+; cite a primary document \d+ .*checked against it \d+", out)
+    # Lab by lab, with the figures whose primary document cannot be read from here.
+    assert re.search(r"core figures per lab: checked / all", out)
+    assert re.search(r"\n  Tencent\s+\d+ / \d+\s+\(\d+\)", out)
 
 
 def test_show_json_labels_reported_and_estimated(capsys):

@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 from engine.index.data import DEFAULT_DATA_DIR, lab_scores, load_entries
 from engine.index.hardware import DEVICES, Layout, calculator_models, calculator_tables, estimate
 from engine.index.index import IndexResult, IndexRow
+from engine.index.provenance import UNCHECKED_WHY, unchecked_reason
 from engine.index.published import published_index
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, REGIONS, ModelEntry
 from engine.index.validate import ValidationReport, validation_table_markdown
@@ -376,6 +377,7 @@ def model_page_data(
                     "evaluator": score.evaluator,
                     "source_url": score.source_url,
                     "checked": None if score.checked is None else score.checked.isoformat(),
+                    "unchecked": unchecked_reason(score),
                     "secondary_url": score.secondary_url,
                     "needs_verification": score.needs_verification,
                     "lab_value": None if replaced is None else replaced.value,
@@ -545,13 +547,28 @@ def source_cell(s: dict) -> str:
 
 
 def checked_line(data: dict) -> str:
-    total = len(data["reported"])
-    verified = sum(1 for s in data["reported"] if s.get("checked"))
-    when = f"; last check {data['checked']}" if data["checked"] else ""
-    return (
-        f"Figures checked against their primary document: {verified} of {total} shown{when}. The others are "
-        "unverified: not yet compared with the lab's or evaluator's own page."
-    )
+    """How many of the figures shown were compared with their primary document, and why the others were not.
+
+    The date is the latest check of a figure shown, never of one this page does not show (a lab's figure an
+    independent one replaced), so "none checked" never comes with a date.
+    """
+    shown = data["reported"]
+    dates = sorted(s["checked"] for s in shown if s.get("checked"))
+    if not shown:
+        return "No figure is reported for this model."
+    if dates:
+        head = (
+            f"Checked against their primary document: {len(dates)} of the {len(shown)} figures shown "
+            f"(latest check {dates[-1]})."
+        )
+    else:
+        head = f"None of the {len(shown)} figures shown has been checked against its primary document yet."
+    counts: dict[str, int] = {}
+    for s in shown:
+        if s.get("unchecked"):
+            counts[s["unchecked"]] = counts.get(s["unchecked"], 0) + 1
+    parts = [f"{n} {UNCHECKED_WHY[why]}" for why, n in counts.items()]
+    return head + ("" if not parts else " Unchecked: " + "; ".join(parts) + ".")
 
 
 def render_speed_html(speed: dict | None) -> str:
