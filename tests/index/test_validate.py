@@ -198,6 +198,10 @@ def test_figures_at_0_or_100_need_a_reason_from_their_source():
         score("IFEval", 99.0, edge_reason="not an edge")
 
 
+def test_committed_data_has_no_unexplained_figure_at_0_or_100(committed_report):
+    assert committed_report.edges == [], [(e.model_id, e.score.benchmark) for e in committed_report.edges]
+
+
 def test_error_interval_resamples_models_and_is_repeatable():
     errors = [1.0, 1.0, 1.0, 1.0, 9.0, 9.0]
     groups = [0, 1, 2, 3, 4, 4]  # model 4 misses twice: its errors travel together
