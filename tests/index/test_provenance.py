@@ -147,3 +147,19 @@ def test_unchecked_figures_say_why(entries):
     # On the committed data every lab's count adds up, and the figures that cannot be read are a subset.
     for lab, st in by_lab(entries).items():
         assert st.verified + st.unreadable <= st.figures, lab
+
+
+def test_a_figure_whose_primary_document_could_not_be_read_says_so():
+    from engine.index.index import build_index
+    from engine.publish.site.index_macros import checked_line, model_page_data, render_model_html
+
+    why = "2026-12-03: the report PDF is over the size limit of the stored copies"
+    entries = [
+        entry(f"m{k}", [score("MMLU-Pro", 30 + 5 * k), score("GPQA Diamond", 20 + 5 * k)]) for k in range(6)
+    ]
+    entries.append(entry("z", [score("MMLU-Pro", 50), score("GPQA Diamond", 40, checked=None, unreadable=why)]))
+    data = model_page_data(build_index(entries), "z")
+    assert "1 whose primary document could not be read here" in checked_line(data)
+    assert f"not readable here: {why}" in render_model_html(data)
+    with pytest.raises(ValidationError, match="unreadable is set but so is checked"):
+        score("AIME", 10, unreadable=why)

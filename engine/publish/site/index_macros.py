@@ -378,6 +378,7 @@ def model_page_data(
                     "source_url": score.source_url,
                     "checked": None if score.checked is None else score.checked.isoformat(),
                     "unchecked": unchecked_reason(score),
+                    "unreadable": score.unreadable,
                     "secondary_url": score.secondary_url,
                     "needs_verification": score.needs_verification,
                     "lab_value": None if replaced is None else replaced.value,
@@ -543,6 +544,8 @@ def source_cell(s: dict) -> str:
         parts.append(f'<a href="{esc(s["secondary_url"])}" rel="nofollow">read from a copy</a>')
     if s.get("checked"):
         parts.append(f"<small>checked {esc(s['checked'])}</small>")
+    elif s.get("unreadable"):
+        parts.append(f"<small>not readable here: {esc(s['unreadable'])}</small>")
     return " · ".join(parts)
 
 
