@@ -23,6 +23,7 @@ from engine.index.edges import EdgeFigure, unexplained_edges
 from engine.index.error_interval import MeanWithInterval, mean_error_interval
 from engine.index.index import MIN_CORE, FitData, fit_data
 from engine.index.model import FittedModel, Observations, fit, fit_parameters, posterior_theta, to_logit, to_score
+from engine.index.provenance import unchecked_reason
 from engine.index.schema import CORE_BENCHMARKS, ModelEntry
 from engine.index.verdict import BENCHMARK_COVERAGE, Verdict, verdict_of
 
@@ -35,6 +36,13 @@ CANDIDATES = (1, 2)
 COVERAGE_BAND = (0.93, 0.97)
 # A figure further than this many robust z-scores from the published fit is listed for review.
 OUTLIER_Z = 3.5
+# Why a listed figure is unchecked, in a few words (provenance.UNCHECKED_WHY has the sentence).
+UNCHECKED_SHORT = {
+    "unreadable": "primary document not readable here",
+    "evaluator_copy": "evaluator's copy only",
+    "no_primary": "no primary document named",
+    "not_yet": "not yet compared",
+}
 
 
 def method_name(n_factors: int) -> str:
@@ -62,9 +70,11 @@ class Outlier:
     value: float
     fitted: float
     robust_z: float
-    # Where the figure comes from, so the listing is a to-do list: its address and the date it was checked.
+    # Where the figure comes from, so the listing is a to-do list: its address, the date it was checked, or why
+    # it is not (a key of provenance.UNCHECKED_WHY).
     source: str = ""
     checked: dt.date | None = None
+    unchecked: str | None = None
 
 
 @dataclass(frozen=True)
@@ -249,6 +259,7 @@ def outliers(entries: list[ModelEntry], data: FitData, model: FittedModel) -> li
                         float(z),
                         score.link,
                         score.checked,
+                        unchecked_reason(score),
                     )
                 )
     return sorted(found, key=lambda o: -abs(o.robust_z))
@@ -381,7 +392,7 @@ def format_report(report: ValidationReport) -> str:
     if report.outliers:
         lines += ["", f"Figures more than {OUTLIER_Z} robust z-scores from the fit (review their sources):"]
         for o in report.outliers:
-            state = "unchecked" if o.checked is None else f"checked {o.checked.isoformat()}"
+            state = f"checked {o.checked.isoformat()}" if o.checked else f"unchecked ({UNCHECKED_SHORT[o.unchecked]})"
             lines.append(
                 f"  {o.model_id:<48}{o.item:<20}{o.value:>7.1f} (fit {o.fitted:5.1f}, z {o.robust_z:+.1f}) "
                 f"{state}: {o.source}"
