@@ -126,6 +126,8 @@ def test_define_index_macros_registers_callables(tmp_path: Path):
     assert "evil" in env.variables["index_model_ids"]
     assert "sli-table" in env.macros["index_table"]()
     assert env.macros["index_counts"]()["with_index"] == 11
+    counts = env.macros["index_counts"]()
+    assert 0 <= counts["cannot_check"] <= counts["figures"] - counts["verified"]
 
 
 def test_an_excluded_benchmark_is_never_estimated_and_the_page_says_so():

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 from engine.index.data import DEFAULT_DATA_DIR, lab_scores, load_entries
 from engine.index.hardware import DEVICES, Layout, calculator_models, calculator_tables, estimate
 from engine.index.index import IndexResult, IndexRow
-from engine.index.provenance import UNCHECKED_WHY, unchecked_reason
+from engine.index.provenance import CANNOT_CHECK_HERE, UNCHECKED_WHY, unchecked_reason
 from engine.index.published import published_index
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, REGIONS, ModelEntry
 from engine.index.validate import ValidationReport, validation_table_markdown
@@ -848,6 +848,8 @@ def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
             "needs_verification": sum(1 for r in rows if any(s.needs_verification for s in r.entry.scores)),
             "figures": sum(len(chosen_core(r)) for r in rows),
             "verified": sum(1 for r in rows for s in chosen_core(r) if s.verified),
+            # Unverified figures no one can check from here (provenance.CANNOT_CHECK_HERE says which).
+            "cannot_check": sum(1 for r in rows for s in chosen_core(r) if unchecked_reason(s) in CANNOT_CHECK_HERE),
             "with_speed": sum(1 for r in rows if r.entry.speed is not None),
             "with_aa_speed": sum(1 for r in rows if r.entry.speed is None and r.entry.aa_speed is not None),
         }
