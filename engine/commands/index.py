@@ -44,7 +44,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             help=f"folder of model files (default: {DEFAULT_DATA_DIR})",
         )
 
-    p = sub.add_parser("validate", help="leave-one-out error of the one- and two-factor models vs a baseline")
+    p = sub.add_parser(
+        "validate",
+        help="leave-one-out error of the one- and two-factor models vs a baseline, each core benchmark's verdict, "
+        "and the figures to review",
+    )
     data_dir_flag(p)
     p.add_argument("--json", action="store_true", help="print the table as JSON")
     p.add_argument(
@@ -60,7 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser(
-        "stats", help="how many core figures cite their primary document and how many were checked against it"
+        "stats",
+        help="how many core figures cite their primary document and how many were checked against it, lab by lab",
     )
     data_dir_flag(p)
     p.set_defaults(func=cmd_stats)
