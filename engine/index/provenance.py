@@ -95,7 +95,7 @@ UNCHECKED_WHY: dict[str, str] = {
     "unreadable": "whose primary document could not be read here when a check was tried (its source says why)",
     "evaluator_copy": (
         "independent figures read from a copy of the evaluator's results: the evaluator's own pages cannot be "
-        "read here (`index sync-aa` checks them against its API, with a key)"
+        "read here (the index sync-aa command checks them against its API, with a key)"
     ),
     "no_primary": "read from a copy that names no primary document, so there is nothing to compare them with",
     "not_yet": "not yet compared with the primary document",
