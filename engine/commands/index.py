@@ -12,7 +12,7 @@ from engine.core.errors import InfraError, UserError
 from engine.index.aa import AA_BASE_ENV, AA_KEY_ENV, DEFAULT_AA_BASE, DEFAULT_AA_PATH, sync_aa
 from engine.index.data import DEFAULT_DATA_DIR, chosen_scores, load_entries, today
 from engine.index.hardware import DEVICES, QUANT_BITS, Layout, device_named, estimate
-from engine.index.provenance import core_figures, provenance_stats
+from engine.index.provenance import by_lab, core_figures, provenance_stats
 from engine.index.published import published_index
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS
 from engine.index.speed import DEFAULT_RUNS, DEFAULT_SPEED_BASE, SPEED_BASE_ENV, SPEED_KEY_ENV, measure_speed
@@ -44,7 +44,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             help=f"folder of model files (default: {DEFAULT_DATA_DIR})",
         )
 
-    p = sub.add_parser("validate", help="leave-one-out error of the one- and two-factor models vs a baseline")
+    p = sub.add_parser(
+        "validate",
+        help="leave-one-out error of the one- and two-factor models vs a baseline, each core benchmark's verdict, "
+        "and the figures to review",
+    )
     data_dir_flag(p)
     p.add_argument("--json", action="store_true", help="print the table as JSON")
     p.add_argument(
@@ -60,7 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser(
-        "stats", help="how many core figures cite their primary document and how many were checked against it"
+        "stats",
+        help="how many core figures cite their primary document and how many were checked against it, lab by lab",
     )
     data_dir_flag(p)
     p.set_defaults(func=cmd_stats)
@@ -141,6 +146,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
             f"{label}: {st.figures}; cite a primary document {st.with_primary} ({100 * st.primary_share:.1f}%); "
             f"checked against it {st.verified} ({100 * st.verified_share:.1f}%); read from a copy {st.from_copy}"
         )
+    print()
+    print("core figures per lab: checked / all (unchecked whose primary document cannot be read here)")
+    for lab, st in by_lab(entries).items():
+        if st.figures:
+            name = lab if len(lab) <= 46 else lab[:45] + "…"
+            print(f"  {name:<48}{st.verified:>4} / {st.figures:<4}({st.unreadable})")
     return 0
 
 
@@ -198,6 +209,8 @@ def show_data(model_id: str, data_dir: Path) -> dict:
         "id": row.entry.id,
         "name": row.entry.name,
         "model": report.published_method,
+        # Core benchmarks the model does not report and the index does not estimate, with the reason.
+        "not_estimated": {b: why for b, why in result.excluded.items() if b not in row.chosen},
         "core_reported": row.core_count,
         "index": None if row.index is None else round(row.index, 2),
         "index_low": None if row.index_low is None else round(row.index_low, 2),
@@ -222,6 +235,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         name = b["benchmark"] + (" *" if b["core"] else "")
         extra = f"{_fmt(b['low'])}–{_fmt(b['high'])}" if b["label"] == "estimated" else (b["variant"] or "")
         print(f"{name:<20}{b['value']:>7.1f}  {b['label']:<12}{extra}")
+    for bench in data["not_estimated"]:
+        print(f"{bench + ' *':<20}{'—':>7}  {'not estimated (left out of the index, see index validate)'}")
     print("\n* core benchmark. Estimated scores are the model's predictions, not measurements.")
     return 0
 

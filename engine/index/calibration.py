@@ -5,7 +5,9 @@ benchmark's noise). Measured on figures the fit never saw, ranges of 1.96 of tho
 only about four times in five: the model is more certain than it has a right to be. So each benchmark gets a
 factor: the 95th percentile of its held-out errors, in spreads, divided by 1.96 (split-conformal calibration).
 A benchmark with too few held-out figures to estimate its own percentile uses the factor pooled over all core
-figures, as do the supplementary benchmarks, which are never held out.
+figures, or the factor its own few errors ask for when that is wider: a benchmark whose held-out figures miss
+by more than the others' never gets the others' narrower ranges. The supplementary benchmarks, which are never
+held out, use the pooled factor.
 
 Coverage is checked honestly: each held-out figure is tested against a range whose factor was computed without
 it, so the figure being judged never helped set the width of its own range.
@@ -68,9 +70,23 @@ def factor_from(z: Sequence[float]) -> float:
     return float(ordered[rank - 1]) / Z95
 
 
+def factor_for(own: Sequence[float], pooled: Sequence[float], own_count: int | None = None) -> float:
+    """A benchmark's factor from its own standardised errors and those of every core figure.
+
+    ``own_count`` is how many held-out figures the benchmark has (``len(own)`` unless one was set aside to
+    be judged). With enough of them the benchmark's own percentile is the factor; with fewer, the pooled
+    factor, widened to the benchmark's own when its few errors ask for more.
+    """
+    count = len(own) if own_count is None else own_count
+    if count >= MIN_OWN_FIGURES:
+        return factor_from(own)
+    pooled_factor = factor_from(pooled)
+    return max(pooled_factor, factor_from(own)) if len(own) else pooled_factor
+
+
 @dataclass(frozen=True)
 class Calibration:
-    factors: dict[str, float]  # benchmark -> factor, for benchmarks with enough held-out figures
+    factors: dict[str, float]  # benchmark -> factor, for every benchmark with held-out figures
     pooled: float
 
     def factor(self, bench: str) -> float:
@@ -81,8 +97,9 @@ def calibrate(held: Sequence[HeldOut]) -> Calibration:
     by_bench: dict[str, list[float]] = {}
     for h in held:
         by_bench.setdefault(h.bench, []).append(h.z)
-    factors = {b: factor_from(z) for b, z in by_bench.items() if len(z) >= MIN_OWN_FIGURES}
-    return Calibration(factors, factor_from([h.z for h in held]))
+    pooled = [h.z for h in held]
+    factors = {b: factor_for(z, pooled) for b, z in by_bench.items()}
+    return Calibration(factors, factor_from(pooled))
 
 
 def covered(held: Sequence[HeldOut]) -> list[bool]:
@@ -91,7 +108,7 @@ def covered(held: Sequence[HeldOut]) -> list[bool]:
     for k, h in enumerate(held):
         rest = [x for n, x in enumerate(held) if n != k]
         own = [x.z for x in rest if x.bench == h.bench]
-        factor = factor_from(own) if len(own) + 1 >= MIN_OWN_FIGURES else factor_from([x.z for x in rest])
+        factor = factor_for(own, [x.z for x in rest], own_count=len(own) + 1)
         low, high = score_range(h.centre, h.spread, factor, h.cap)
         out.append(low <= h.target <= high)
     return out

@@ -1,8 +1,10 @@
 """From model files to the Small LM Index: the fit, each model's index with its range, and estimates.
 
-The index of a model is its fitted ability turned back into the expected average over the six core
-benchmarks. Each estimate is capped at the best score anyone reported on that benchmark, and a model that
-reports fewer than two core benchmarks gets no index.
+The index of a model is its fitted ability turned back into the expected average over the core benchmarks
+the index estimates (all six unless leave-one-out left one out: ``engine.index.verdict``). Each estimate is
+capped at the best score anyone reported on that benchmark, and a model that reports fewer than two core
+benchmarks gets no index. A core benchmark left out still informs the fit where a model reports it; it is
+only never averaged into the index nor estimated.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ class IndexResult:
     caps: dict[str, float]
     model: FittedModel
     data: FitData | None = None
+    # The core benchmarks the index averages and estimates, and those left out with the reason.
+    index_benchmarks: tuple[str, ...] = CORE_BENCHMARKS
+    excluded: dict[str, str] = field(default_factory=dict)
 
     def row(self, model_id: str) -> IndexRow | None:
         for row in self.rows:
@@ -208,17 +213,25 @@ def benchmark_caps(data: FitData, keep: np.ndarray | None = None) -> dict[str, f
 
 
 def build_index(
-    entries: list[ModelEntry], n_factors: int = 1, split: bool = True, calibration: Calibration | None = None
+    entries: list[ModelEntry],
+    n_factors: int = 1,
+    split: bool = True,
+    calibration: Calibration | None = None,
+    excluded: dict[str, str] | None = None,
 ) -> IndexResult:
     """The index with ranges widened by ``calibration`` (from leave-one-out); without one, the model's own
-    spread is used unwidened. The published index is ``engine.index.published.published_index``."""
+    spread is used unwidened. ``excluded`` names the core benchmarks leave-one-out left out (benchmark ->
+    reason): never averaged, never estimated. The published index is
+    ``engine.index.published.published_index``."""
+    excluded = dict(excluded or {})
     data = fit_data(entries, split)
     obs, chosen, benches = data.obs, data.chosen, data.benchmarks
     model, _ = fit(obs, n_factors)
     caps = benchmark_caps(data)
-    # Every core benchmark anyone reported (all six on the committed data; a test population may have fewer),
-    # each standing as its primary item (the most recent AIME exam, the latest LiveCodeBench version).
-    core = [b for b in CORE_BENCHMARKS if b in benches]
+    # Every core benchmark anyone reported and validation kept (five of six on the committed data; a test
+    # population may have fewer), each standing as its primary item (the most recent AIME exam, the latest
+    # LiveCodeBench version).
+    core = [b for b in CORE_BENCHMARKS if b in benches and b not in excluded]
     core_idx = [data.primary[b] for b in core]
     core_caps = np.array([caps[b] for b in core])
     pooled = 1.0 if calibration is None else calibration.pooled
@@ -228,7 +241,7 @@ def build_index(
         theta, cov = model.theta[i], model.theta_cov[i]
         sd = float(np.sqrt(cov[0, 0]))
         row = IndexRow(entry, chosen[i], core_count, float(theta[0]), sd)
-        if core_count >= MIN_CORE:
+        if core_count >= MIN_CORE and core:
             row.index = core_average(model, theta, core_idx, core_caps)
             # The range: the index at the ends of the ability's interval along the direction in which the
             # index changes fastest, the ability's spread widened by the pooled factor that calibrated the
@@ -237,7 +250,7 @@ def build_index(
             ends = [core_average(model, theta + sign * step, core_idx, core_caps) for sign in (-1.0, 1.0)]
             row.index_low, row.index_high = min(ends + [row.index]), max(ends + [row.index])
             for bench in benches:
-                if bench in chosen[i]:
+                if bench in chosen[i] or bench in excluded:
                     continue
                 j = data.primary[bench]
                 centre = model.predict_logit(i, j)
@@ -253,7 +266,7 @@ def build_index(
                     item=item if item != bench else None,
                 )
         rows.append(row)
-    return IndexResult(rows, benches, caps, model, data)
+    return IndexResult(rows, benches, caps, model, data, tuple(core), excluded)
 
 
 def _steepest_step(

@@ -86,12 +86,46 @@ def split_source(url: str, note: str | None) -> tuple[str | None, str | None]:
     return primary_named_in(note), url
 
 
+# Why a figure is not checked yet, in the words a page uses. The first three are figures no one can check from
+# here: a check was tried and the primary document could not be read (the figure's `unreadable` says why), an
+# evaluator's own results are interactive pages that the stored copies we read from do not hold (the API
+# behind them is read by `index sync-aa`, which needs a key), and a copy that names no primary document leaves
+# nothing to compare with.
+UNCHECKED_WHY: dict[str, str] = {
+    "unreadable": "whose primary document could not be read here when a check was tried (its source says why)",
+    "evaluator_copy": (
+        "independent figures read from a copy of the evaluator's results: the evaluator's own pages cannot be "
+        "read here (the index sync-aa command checks them against its API, with a key)"
+    ),
+    "no_primary": "read from a copy that names no primary document, so there is nothing to compare them with",
+    "not_yet": "not yet compared with the primary document",
+}
+
+
+CANNOT_CHECK_HERE = frozenset({"unreadable", "evaluator_copy", "no_primary"})
+
+
+def unchecked_reason(score: Score) -> str | None:
+    """Which of ``UNCHECKED_WHY`` keeps a figure unchecked; None for a checked figure."""
+    if score.checked is not None:
+        return None
+    if score.unreadable is not None:
+        return "unreadable"
+    if score.source_url is None:
+        return "no_primary"
+    if score.measured_by == "independent" and score.secondary_url is not None:
+        return "evaluator_copy"
+    return "not_yet"
+
+
 @dataclass(frozen=True)
 class ProvenanceStats:
     figures: int
     with_primary: int
     verified: int
     from_copy: int
+    # Unchecked figures whose primary document cannot be read from here (``CANNOT_CHECK_HERE``).
+    unreadable: int = 0
 
     @property
     def verified_share(self) -> float:
@@ -114,4 +148,13 @@ def provenance_stats(scores: Iterable[Score]) -> ProvenanceStats:
         with_primary=sum(1 for s in scores if s.source_url is not None),
         verified=sum(1 for s in scores if s.verified),
         from_copy=sum(1 for s in scores if s.secondary_url is not None),
+        unreadable=sum(1 for s in scores if unchecked_reason(s) in CANNOT_CHECK_HERE),
     )
+
+
+def by_lab(entries: Iterable[ModelEntry]) -> dict[str, ProvenanceStats]:
+    """The core figures' provenance per lab, the unit a round of checking works through."""
+    scores: dict[str, list[Score]] = {}
+    for e in entries:
+        scores.setdefault(e.lab, []).extend(s for s in e.scores if s.benchmark in CORE_BENCHMARKS)
+    return {lab: provenance_stats(s) for lab, s in sorted(scores.items())}

@@ -75,6 +75,12 @@ class Score(Strict):
     evaluator: str | None = None
     checked: dt.date | None = None
     note: str | None = None
+    # A figure of exactly 0 or 100 is often "not run" written as a number. One is kept only with the reason,
+    # read from its source, why it is a real measurement; ``index validate`` lists every one without.
+    edge_reason: str | None = None
+    # Why a check was tried and the primary document could not be read from here (dated), so a page can say
+    # that instead of counting the figure among those nobody has looked at yet.
+    unreadable: str | None = None
 
     @model_validator(mode="after")
     def _provenance(self) -> Score:
@@ -87,7 +93,22 @@ class Score(Strict):
             )
         if self.measured_by == "independent" and not self.evaluator:
             raise ValueError("an independent score must name its evaluator")
+        if self.unreadable is not None and self.checked is not None:
+            raise ValueError(
+                "unreadable is set but so is checked: a figure read in its primary document is checked, so drop "
+                "unreadable"
+            )
+        if self.edge_reason is not None and not self.at_edge:
+            raise ValueError(
+                f"edge_reason is set but the value is {self.value:g}: it explains a figure of exactly 0 or 100 "
+                "only; move the text to note"
+            )
         return self
+
+    @property
+    def at_edge(self) -> bool:
+        """Exactly 0 or 100: the values a "not run" or "not reported" is most often written as."""
+        return self.value in (0.0, 100.0)
 
     @property
     def verified(self) -> bool:

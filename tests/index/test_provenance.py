@@ -106,4 +106,60 @@ def test_model_page_shows_checked_dates_copies_and_the_verified_split():
     html = render_model_html(model_page_data(build_index(entries), "x"))
     assert f"checked {DAY.isoformat()}" in html
     assert "read from a copy" in html and copy in html
-    assert "checked against their primary document: 1 of 2" in html
+    assert "Checked against their primary document: 1 of the 2 figures shown" in html
+    assert "1 not yet compared with the primary document" in html
+
+
+def test_a_page_never_dates_a_check_of_a_figure_it_does_not_show():
+    from engine.index.index import build_index
+    from engine.publish.site.index_macros import checked_line, model_page_data, render_model_html
+
+    snapshot = "https://github.com/someone/snapshot/blob/x/mmlu_pro.json"
+    entries = [
+        entry(f"m{k}", [score("MMLU-Pro", 30 + 5 * k), score("GPQA Diamond", 20 + 5 * k)]) for k in range(6)
+    ]
+    # Another lab's GPQA figure was checked; the unchecked lab figure outranks it, so the page shows that.
+    entries.append(
+        entry(
+            "y",
+            [
+                score("GPQA Diamond", 55, "lab", checked=None),
+                score("GPQA Diamond", 50, "other_lab"),
+                score("MMLU-Pro", 40, "independent", checked=None, secondary_url=snapshot),
+            ],
+        )
+    )
+    data = model_page_data(build_index(entries), "y")
+    line = checked_line(data)
+    assert line.startswith("None of the 2 figures shown has been checked against its primary document yet.")
+    assert DAY.isoformat() not in line
+    assert "1 not yet compared with the primary document" in line
+    assert "1 independent figures read from a copy of the evaluator's results" in line
+    assert "cannot be read here" in render_model_html(data)
+
+
+def test_unchecked_figures_say_why(entries):
+    from engine.index.provenance import UNCHECKED_WHY, by_lab, unchecked_reason
+
+    assert unchecked_reason(score("MMLU-Pro", 50)) is None
+    no_primary = score("MMLU-Pro", 50, checked=None, source_url=None, secondary_url="https://x.org/copy")
+    assert unchecked_reason(no_primary) == "no_primary" and "no_primary" in UNCHECKED_WHY
+    # On the committed data every lab's count adds up, and the figures that cannot be read are a subset.
+    for lab, st in by_lab(entries).items():
+        assert st.verified + st.unreadable <= st.figures, lab
+
+
+def test_a_figure_whose_primary_document_could_not_be_read_says_so():
+    from engine.index.index import build_index
+    from engine.publish.site.index_macros import checked_line, model_page_data, render_model_html
+
+    why = "2026-12-03: the report PDF is over the size limit of the stored copies"
+    entries = [
+        entry(f"m{k}", [score("MMLU-Pro", 30 + 5 * k), score("GPQA Diamond", 20 + 5 * k)]) for k in range(6)
+    ]
+    entries.append(entry("z", [score("MMLU-Pro", 50), score("GPQA Diamond", 40, checked=None, unreadable=why)]))
+    data = model_page_data(build_index(entries), "z")
+    assert "1 whose primary document could not be read here" in checked_line(data)
+    assert f"not readable here: {why}" in render_model_html(data)
+    with pytest.raises(ValidationError, match="unreadable is set but so is checked"):
+        score("AIME", 10, unreadable=why)

@@ -126,3 +126,27 @@ def test_define_index_macros_registers_callables(tmp_path: Path):
     assert "evil" in env.variables["index_model_ids"]
     assert "sli-table" in env.macros["index_table"]()
     assert env.macros["index_counts"]()["with_index"] == 11
+    counts = env.macros["index_counts"]()
+    assert 0 <= counts["cannot_check"] <= counts["figures"] - counts["verified"]
+
+
+def test_an_excluded_benchmark_is_never_estimated_and_the_page_says_so():
+    from engine.publish.site.index_macros import cell, model_page_data, render_model_html
+
+    entries = [
+        entry(
+            f"m{k}",
+            [score("MMLU-Pro", 30 + 5 * k), score("GPQA Diamond", 20 + 5 * k), score("SWE-bench Verified", 10 + k)],
+        )
+        for k in range(6)
+    ]
+    entries.append(entry("q", [score("MMLU-Pro", 50), score("GPQA Diamond", 40)]))
+    result = build_index(entries, excluded={"SWE-bench Verified": "no better than its average"})
+    row = result.row("q")
+    assert "SWE-bench Verified" not in row.estimates and result.index_benchmarks == ("MMLU-Pro", "GPQA Diamond")
+    shown = cell(row, "SWE-bench Verified", result.excluded)
+    assert shown["text"] == "—" and "not estimated" in shown["title"]
+    html = render_model_html(model_page_data(result, "q"))
+    assert "Not reported and not estimated: SWE-bench Verified" in html
+    # A model that reports it shows its figure as usual.
+    assert cell(result.row("m3"), "SWE-bench Verified", result.excluded)["text"] == "13.0"

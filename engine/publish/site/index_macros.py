@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 from engine.index.data import DEFAULT_DATA_DIR, lab_scores, load_entries
 from engine.index.hardware import DEVICES, Layout, calculator_models, calculator_tables, estimate
 from engine.index.index import IndexResult, IndexRow
+from engine.index.provenance import CANNOT_CHECK_HERE, UNCHECKED_WHY, unchecked_reason
 from engine.index.published import published_index
 from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, REGIONS, ModelEntry
 from engine.index.validate import ValidationReport, validation_table_markdown
@@ -57,8 +58,9 @@ def _num(value: float | None, digits: int = 1) -> str:
 # ------------------------------------------------------------------------------------------------ table
 
 
-def cell(row: IndexRow, bench: str) -> dict:
-    """One benchmark cell: the shown text, its kind and a hover title."""
+def cell(row: IndexRow, bench: str, excluded: dict[str, str] | None = None) -> dict:
+    """One benchmark cell: the shown text, its kind and a hover title. ``excluded``: the core benchmarks the
+    index does not estimate (a model that does not report one shows "—" saying so)."""
     score = row.chosen.get(bench)
     if score is not None:
         mark = {"independent": "✓", "other_lab": "*", "lab": ""}[score.measured_by]
@@ -81,6 +83,9 @@ def cell(row: IndexRow, bench: str) -> dict:
             "title": f"Estimated, likely {est.low:.1f}–{est.high:.1f}",
             "sort": est.value,
         }
+    if excluded and bench in excluded:
+        title = "Not reported, and not estimated: the index leaves this benchmark out (see the methodology)"
+        return {"text": "—", "kind": "none", "title": title, "sort": None}
     return {"text": "—", "kind": "none", "title": "Not reported", "sort": None}
 
 
@@ -106,7 +111,7 @@ def table_rows(result: IndexResult) -> list[dict]:
                 "index_text": _num(row.index),
                 "range_text": "" if row.index is None else f"{row.index_low:.1f}–{row.index_high:.1f}",
                 "core_text": f"{row.core_count}/6",
-                "cells": [cell(row, b) for b in CORE_BENCHMARKS],
+                "cells": [cell(row, b, result.excluded) for b in CORE_BENCHMARKS],
                 "blended_price": entry.pricing.blended_per_m if entry.pricing else None,
             }
         )
@@ -211,7 +216,7 @@ def render_front_html(rows: list[dict], pages: dict[str, str], root: str, count:
         if r["rank"] is not None
     )
     return (
-        f"<p>The Small LM Index joins what the labs report on six public benchmarks into one number for "
+        f"<p>The Small LM Index joins what labs and evaluators report on public benchmarks into one number for "
         f"<strong>{count}</strong> open-weight models. The top of it:</p>"
         "<table><thead><tr><th>#</th><th>Model</th><th>Params</th><th>Index (likely range)</th></tr></thead>"
         f"<tbody>{body}</tbody></table>"
@@ -372,6 +377,8 @@ def model_page_data(
                     "evaluator": score.evaluator,
                     "source_url": score.source_url,
                     "checked": None if score.checked is None else score.checked.isoformat(),
+                    "unchecked": unchecked_reason(score),
+                    "unreadable": score.unreadable,
                     "secondary_url": score.secondary_url,
                     "needs_verification": score.needs_verification,
                     "lab_value": None if replaced is None else replaced.value,
@@ -390,6 +397,9 @@ def model_page_data(
                     "item": est.item,
                 }
             )
+    not_estimated = [
+        {"benchmark": b, "reason": why} for b, why in result.excluded.items() if b not in row.chosen
+    ]
     earlier = None
     if entry.earlier_version is not None:
         earlier = {
@@ -418,6 +428,7 @@ def model_page_data(
         "core_text": f"{row.core_count}/6",
         "reported": reported,
         "estimated": estimated,
+        "not_estimated": not_estimated,
         "earlier": earlier,
         "sources": sources,
         "pricing": None if entry.pricing is None else entry.pricing.model_dump(mode="json"),
@@ -463,8 +474,8 @@ def render_model_html(data: dict) -> str:
         )
     out.append("</tbody></table></div>")
     out.append(
-        '<p class="sli-note"><small>★ one of the six core benchmarks the index is made of; every score is on '
-        "the 0–100 scale.</small></p>"
+        '<p class="sli-note"><small>★ one of the six core benchmarks; the index averages those it can estimate '
+        "(see the methodology). Every score is on the 0–100 scale.</small></p>"
     )
     if data.get("own_runs"):
         out.append(
@@ -484,6 +495,13 @@ def render_model_html(data: dict) -> str:
                 f"{esc(capped)}</small></li>"
             )
         out.append("</ul>")
+    if data.get("not_estimated"):
+        names = ", ".join(esc(n["benchmark"]) for n in data["not_estimated"])
+        out.append(
+            f'<p class="sli-note"><small>Not reported and not estimated: {names}. Its held-out estimates were '
+            "no better than knowing nothing, so the index leaves it out of its average for every model (see the "
+            "methodology).</small></p>"
+        )
     # The section the methodology describes is on every page, so a reader knows where to look for one.
     if data["earlier"]:
         out.append(
@@ -526,17 +544,34 @@ def source_cell(s: dict) -> str:
         parts.append(f'<a href="{esc(s["secondary_url"])}" rel="nofollow">read from a copy</a>')
     if s.get("checked"):
         parts.append(f"<small>checked {esc(s['checked'])}</small>")
+    elif s.get("unreadable"):
+        parts.append(f"<small>not readable here: {esc(s['unreadable'])}</small>")
     return " · ".join(parts)
 
 
 def checked_line(data: dict) -> str:
-    total = len(data["reported"])
-    verified = sum(1 for s in data["reported"] if s.get("checked"))
-    when = f"; last check {data['checked']}" if data["checked"] else ""
-    return (
-        f"Figures checked against their primary document: {verified} of {total} shown{when}. The others are "
-        "unverified: not yet compared with the lab's or evaluator's own page."
-    )
+    """How many of the figures shown were compared with their primary document, and why the others were not.
+
+    The date is the latest check of a figure shown, never of one this page does not show (a lab's figure an
+    independent one replaced), so "none checked" never comes with a date.
+    """
+    shown = data["reported"]
+    dates = sorted(s["checked"] for s in shown if s.get("checked"))
+    if not shown:
+        return "No figure is reported for this model."
+    if dates:
+        head = (
+            f"Checked against their primary document: {len(dates)} of the {len(shown)} figures shown "
+            f"(latest check {dates[-1]})."
+        )
+    else:
+        head = f"None of the {len(shown)} figures shown has been checked against its primary document yet."
+    counts: dict[str, int] = {}
+    for s in shown:
+        if s.get("unchecked"):
+            counts[s["unchecked"]] = counts.get(s["unchecked"], 0) + 1
+    parts = [f"{n} {UNCHECKED_WHY[why]}" for why, n in counts.items()]
+    return head + ("" if not parts else " Unchecked: " + "; ".join(parts) + ".")
 
 
 def render_speed_html(speed: dict | None) -> str:
@@ -803,13 +838,18 @@ def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
 
     @env.macro
     def index_counts() -> dict:
-        rows = site.result().rows
+        result = site.result()
+        rows = result.rows
         return {
+            "index_benchmarks": list(result.index_benchmarks),
+            "excluded": list(result.excluded),
             "models": len(rows),
             "with_index": sum(1 for r in rows if r.index is not None),
             "needs_verification": sum(1 for r in rows if any(s.needs_verification for s in r.entry.scores)),
             "figures": sum(len(chosen_core(r)) for r in rows),
             "verified": sum(1 for r in rows for s in chosen_core(r) if s.verified),
+            # Unverified figures no one can check from here (provenance.CANNOT_CHECK_HERE says which).
+            "cannot_check": sum(1 for r in rows for s in chosen_core(r) if unchecked_reason(s) in CANNOT_CHECK_HERE),
             "with_speed": sum(1 for r in rows if r.entry.speed is not None),
             "with_aa_speed": sum(1 for r in rows if r.entry.speed is None and r.entry.aa_speed is not None),
         }
