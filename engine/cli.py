@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "engine.commands.judge",
     "engine.commands.items",
     "engine.commands.compare",
+    "engine.commands.show",
     "engine.commands.rescore",
     "engine.commands.verify",
     "engine.commands.graders",
