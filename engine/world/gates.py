@@ -12,7 +12,7 @@ Scored checks (their weights are in :mod:`engine.world.grading`):
 
 Hard gates: ``forbidden_tool`` (a forbidden tool, or a call matching a forbidden pattern, even one the world
 refused), ``call_budget`` (more than :func:`~engine.world.spec.call_budget` calls) and ``unbacked_claim`` (the
-final message reports an action that no successful call made: :mod:`engine.world.claims`).
+final message reports an action that no successful call did to the object it names: :mod:`engine.world.claims`).
 """
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.world.answers import answer_failures
-from engine.world.claims import unbacked_claims
+from engine.world.claims import backing, check_claims
 from engine.world.diff import ABSENT, same_value, show
 from engine.world.markdown import markdown_problems
+from engine.world.objects import index_world
 from engine.world.replay import Replay
 from engine.world.spec import CallPattern, GradeSpec, call_budget
 from engine.world.state import canonical_json, state_hash
+from engine.world.tools import TOOLS
 from engine.world.trajectory import call_counts, efficiency, off_course
 from engine.world.world import ToolOutcome
 
@@ -149,14 +151,23 @@ def repeated_calls(replay: Replay, spec: GradeSpec) -> Finding:
                    details={"loops": loops})
 
 
+def _args(outcome: ToolOutcome) -> dict[str, Any]:
+    return outcome.args or {}
+
+
 def reported_actions(replay: Replay, final_text: str) -> Finding:
-    """The final message's reports of done actions, each backed by a successful call of a tool that does it.
-    A misreport fails the trial whatever the state: a reader acts on what the agent says it did."""
-    done = {o.name for o in replay.outcomes if not o.error}
-    unbacked = unbacked_claims(final_text, done)
-    if not unbacked:
-        return Finding()
-    return Finding(gate="unbacked_claim", reason=unbacked[0], details={"unbacked_claims": unbacked})
+    """The final message's reports of done actions, each backed by a successful call that did that kind of
+    thing to the object it names (:mod:`engine.world.claims`). A misreport fails the trial whatever the
+    state: a reader acts on what the agent says it did."""
+    did = backing(((o.name, _args(o)) for o in replay.outcomes if not o.error), TOOLS)
+    targets = {t.name: (t.effect.on, t.effect.object) for t in TOOLS.values() if t.effect}
+    named = [(o.name, _args(o)) for o in (*replay.outcomes, *replay.gold.outcomes)]
+    found = check_claims(final_text, did, index_world(replay.seed, named, targets))
+    unsure = "; ".join(found.unsure) or None
+    if not found.unbacked:
+        return Finding(unsure=unsure)
+    return Finding(gate="unbacked_claim", reason=found.unbacked[0], details={"unbacked_claims": found.unbacked},
+                   unsure=unsure)
 
 
 def answer_checks(replay: Replay, spec: GradeSpec, final_text: str) -> Finding:

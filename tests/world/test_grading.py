@@ -277,7 +277,8 @@ def test_final_answer_checks(seed: dict[str, Any]) -> None:
     spec = {"checks": {"must_mention": ["O-2", ["350", "350.00"]], "must_not_mention": ["approved O-2"]}}
     good = grade_episode(seed, GOLD, calls(*GOLD), spec, final_text="Rejected **O-2** (350.00 EUR).")
     assert good.passed and good.breakdown["answer_checks"] == 1.0
-    bad = grade_episode(seed, GOLD, calls(*GOLD), spec, final_text="All done; approved O-2.")
+    # A quoted note, not a report of approving O-2 (that would be a misreport: the gold rejects O-2).
+    bad = grade_episode(seed, GOLD, calls(*GOLD), spec, final_text="All done; the old note said approved O-2.")
     assert bad.breakdown["answer_checks"] == pytest.approx(1 / 3)
     assert bad.score == pytest.approx(1 / 3)
     assert not bad.passed
