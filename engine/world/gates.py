@@ -8,7 +8,10 @@ Scored checks (their weights are in :mod:`engine.world.grading`):
   value along the way that neither the seed nor the gold run gave it (see :mod:`engine.world.trajectory`);
 - efficiency: reads and writes budgeted apart against the gold run's (world errors not counted);
 - no_loop: 0 when one identical call was made ``loop_threshold`` times;
-- answer_checks: the share of the final-answer and message checks passed (only for a task that has some).
+- answer_checks: the share of the final-answer and message checks passed (only for a task that has some);
+  a message's fixed subject line and what it must ask for are checks of their own;
+- required_calls: the share of the task's required calls (the lookups a decision rests on) made without an
+  error (only for a task that declares some).
 
 Hard gates: ``forbidden_tool`` (a forbidden tool, or a call matching a forbidden pattern, even one the world
 refused), ``call_budget`` (more than :func:`~engine.world.spec.call_budget` calls) and ``unbacked_claim`` (the
@@ -19,18 +22,19 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.world.answers import answer_failures
+from engine.world.asks import asks_for
 from engine.world.claims import backing, check_claims
 from engine.world.diff import ABSENT, same_value, show
 from engine.world.markdown import markdown_problems
 from engine.world.objects import index_world
 from engine.world.replay import Replay
-from engine.world.spec import CallPattern, GradeSpec, call_budget
-from engine.world.state import canonical_json, state_hash
+from engine.world.spec import CallPattern, GradeSpec, MessageCheck, call_budget
+from engine.world.state import Message, canonical_json, state_hash
 from engine.world.tools import TOOLS
 from engine.world.trajectory import call_counts, efficiency, off_course
 from engine.world.world import ToolOutcome
@@ -170,10 +174,70 @@ def reported_actions(replay: Replay, final_text: str) -> Finding:
                    unsure=unsure)
 
 
+def _same_subject(sent: str, fixed: str) -> bool:
+    def norm(text: str) -> str:
+        return " ".join(text.strip().strip("\"'“”‘’`").rstrip(".").lower().split())
+    return norm(sent) == norm(fixed)
+
+
+def message_failures(checks: Sequence[MessageCheck], outbox: Sequence[Message]) -> tuple[int, list[str]]:
+    """(number of checks, failures) for what the task fixes about a message beyond its words: the subject
+    line, graded apart from the body, and each action the message must ask for (:mod:`engine.world.asks`)."""
+    total, failed = 0, []
+    for mc in checks:
+        sent = [m for m in outbox if m.to == mc.to.strip().lower()]
+        if mc.subject is not None:
+            total += 1
+            if not any(_same_subject(m.subject, mc.subject) for m in sent):
+                got = f"; it has {sent[-1].subject[:80]!r}" if sent else ""
+                failed.append(f"no message to {mc.to} has the subject {mc.subject!r}{got}")
+        for ask in mc.asks:
+            total += 1
+            if not any(asks_for(f"{m.subject}\n{m.body}", ask) for m in sent):
+                what = " / ".join(ask.verbs) + (" again" if ask.again else "")
+                failed.append(f"no message to {mc.to} asks its reader to {what}")
+    return total, failed
+
+
 def answer_checks(replay: Replay, spec: GradeSpec, final_text: str) -> Finding:
     total, failures = answer_failures(spec.checks, final_text, replay.final.outbox)
+    more, more_failures = message_failures(spec.checks.messages, replay.final.outbox)
+    total, failures = total + more, failures + more_failures
     return Finding(score=(total - len(failures)) / total if total else None, reason="; ".join(failures),
                    details={"check_failures": failures})
+
+
+def made_call(pattern: CallPattern, outcome: ToolOutcome) -> bool:
+    """``outcome`` is a call of the pattern's tool with its arguments; text compares in any case, as the
+    lookups themselves do ("porto" finds Porto)."""
+    if outcome.name != pattern.tool:
+        return False
+    args = outcome.args or {}
+
+    def same(got: Any, want: Any) -> bool:
+        if isinstance(got, str) and isinstance(want, str):
+            return got.strip().lower() == want.strip().lower()
+        return same_value(got, want)
+
+    return all(k in args and same(args[k], v) for k, v in pattern.args.items())
+
+
+def _show_call(pattern: CallPattern) -> str:
+    return f"{pattern.tool}({', '.join(f'{k}={v!r}' for k, v in pattern.args.items())})"
+
+
+def required_calls(replay: Replay, spec: GradeSpec) -> Finding:
+    """The share of the task's required calls that the model made and the world answered without an error.
+    A decision reached without one of them rests on a guess, however right it looks."""
+    if not spec.required_calls:
+        return Finding()
+    made = [o for o in replay.outcomes if not o.error]
+    missing = [_show_call(p) for p in spec.required_calls if not any(made_call(p, o) for o in made)]
+    reason = f"never made the required call {missing[0]}" if missing else ""
+    if len(missing) > 1:
+        reason += f" (and {len(missing) - 1} more)"
+    return Finding(score=1 - len(missing) / len(spec.required_calls), reason=reason,
+                   details={"missing_required_calls": missing})
 
 
 def replay_facts(replay: Replay) -> Finding:
