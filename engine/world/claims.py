@@ -118,9 +118,10 @@ _SCOPE_END = re.compile(
     r"instead|rather|than|after|before|following|from|per|according|given|due|until|unless|if|when|once|where|"
     r"then|not|using|based|ahead|over|versus|vs|unlike|besides|apart|with|without)\b"
 )
-# Between two objects of one list: separators, and a few words of value or amount ("O-72 35.00, O-74 20.00",
-# "app.workers to 8, app.log_level to debug and db.pool_size to 20").
-_LIST_GAP = re.compile(r"^(?=.*(?:,|/|&|\+|\band\b|\bor\b))\W*(?:[^\s]+\W*){0,5}$")
+# Between two objects of one list: a separator, and at most a few words of value or amount ("O-72 35.00,
+# O-74 20.00", "app.workers to 8, app.log_level to debug and db.pool_size to 20").
+_LIST_SEPARATOR = re.compile(r",|/|&|\+|\band\b|\bor\b")
+_LIST_GAP_WORDS = 6
 
 
 # Clauses end at sentence ends, semicolons and colons, and where "and"/"but"/"then" (or a comma) starts a
@@ -269,7 +270,8 @@ def _listed(mentions: Sequence[Mention], scope: str) -> list[Mention]:
     exact = [m for m in mentions if m.exact and plain[m.start:m.end].strip()]
     run = exact[:1]
     for prev, cur in zip(exact, exact[1:], strict=False):
-        if run[-1] is not prev or not _LIST_GAP.match(plain[prev.end:cur.start]):
+        gap = plain[prev.end:cur.start]
+        if run[-1] is not prev or len(gap.split()) > _LIST_GAP_WORDS or not _LIST_SEPARATOR.search(gap):
             break
         run.append(cur)
     return run
@@ -286,11 +288,11 @@ def _backed(claim: Claim, mentions: Sequence[Mention], did: Backing) -> list[Men
     return [] if not mentions or any(backed(m) for m in mentions) else list(mentions)
 
 
-def _did_that(did: Backing, action: str) -> str:
-    """How a failure says which calls would have backed the report: "changed", or the tools of its kind."""
+def _did_that(did: Backing, action: str, obj: str) -> str:
+    """What no call did, in a failure's words: changed the object, or did that (the tools of its kind) to it."""
     if action == "change":
-        return "changed"
-    return f"did that ({' or '.join(did.tools.get(action, ())) or 'no tool can'}) to"
+        return f"changed {obj}"
+    return f"did that ({' or '.join(did.tools.get(action, ())) or 'no tool can'}) to {obj}"
 
 
 def check_claims(text: str, did: Backing, objects: ObjectIndex) -> ClaimFindings:
@@ -308,16 +310,16 @@ def check_claims(text: str, did: Backing, objects: ObjectIndex) -> ClaimFindings
             if missing:
                 named = claim.scope[missing[0].start:missing[0].end]
                 unbacked.append(f"{said} {named!r} {where} but no successful call in the log "
-                                f"{_did_that(did, claim.action)} {named!r}")
+                                f"{_did_that(did, claim.action, repr(named))}")
         elif not did.did_any(claim.action):
-            unbacked.append(f"{said} {where} but no successful call in the log {_did_that(did, claim.action)} "
-                            "anything")
+            unbacked.append(f"{said} {where} but no successful call in the log "
+                            f"{_did_that(did, claim.action, 'anything')}")
         else:
             described = objects.described(claim.scope, kinds)
             other = sorted(obj for _, obj in described - did.done[claim.action])
             if other and not described & did.done[claim.action]:
                 unsure.append(f"check: {claim.verb!r} {where} names no object the reader can resolve; its words "
-                              f"may describe {other[0]}, which no call {_did_that(did, claim.action)[:-3]}")
+                              f"may describe {other[0]}, but no successful call {_did_that(did, claim.action, 'it')}")
     return ClaimFindings(unbacked=unbacked, unsure=unsure)
 
 

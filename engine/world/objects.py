@@ -41,10 +41,12 @@ _GENERIC = frozenset({"change", "changes", "status", "value", "values", "note", 
                       "item", "items", "order", "orders", "request", "requests", "team", "lead", "email"})
 
 
-def _boundary(alias: str) -> str:
+def _standing_alone(aliases: Iterable[str]) -> re.Pattern[str]:
     # An identifier stands alone: not preceded by a character it could continue, and not followed by one
     # (a full stop counts only when a word follows it, so "offsite.room." at a sentence end still matches).
-    return rf"(?<![\w@/.-]){re.escape(alias)}(?![\w@/-]|\.\w)"
+    # Longest first, so that "offsite.room" is found whole rather than as "room".
+    words = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
+    return re.compile(rf"(?<![\w@/.-])(?:{words})(?![\w@/-]|\.\w)")
 
 
 @dataclass(frozen=True)
@@ -77,8 +79,7 @@ class ObjectIndex:
                     objs.add(obj)
                     table[word][kind] = (objs, was_exact and exact)
         self._table = table
-        ordered = sorted(table, key=len, reverse=True)
-        self._pattern = re.compile("|".join(_boundary(w) for w in ordered)) if ordered else None
+        self._pattern = _standing_alone(table) if table else None
         self._described = {key: frozenset(w for w in words if w not in _GENERIC) for key, words in described.items()}
         self.objects: frozenset[tuple[ObjectKind, str]] = frozenset(names)
 

@@ -219,6 +219,14 @@ def test_every_kind_of_action_has_verbs_and_a_tool_that_performs_it() -> None:
     assert set(CLAIM_VERBS.values()) == performed
 
 
+def test_a_hostile_gap_between_objects_is_read_in_linear_time() -> None:
+    # A long run of characters, then more words than a list's gap has, between two identifiers: read in one
+    # pass, with no backtracking over the ways to split the run.
+    text = "Approved O-202 " + "x-" * 50_000 + " one two three four five six seven, O-203."
+    assert not unbacked(text, [approve("O-202")])
+    assert unbacked(text, [])
+
+
 def test_a_report_keeps_the_words_it_is_about() -> None:
     [claim] = read_claims("- Rejected order ids: O-305, O-302 (reason: duplicate).")
     assert claim.action == "reject" and "o-305, o-302" in claim.scope
