@@ -54,7 +54,7 @@ def world_findings(replay: Replay, spec: GradeSpec, final_text: str) -> dict[str
     return {
         "forbidden_tool": forbidden_calls(replay, spec),
         "call_budget": within_budget(replay, spec),
-        "unbacked_claim": reported_actions(replay, final_text),
+        "unbacked_claim": reported_actions(replay, spec, final_text),
         "goal_match": goal_match(replay),
         "no_side_effects": side_effects(replay),
         "efficiency": efficiency_share(replay, spec),

@@ -67,21 +67,20 @@ class ObjectIndex:
     def __init__(self, names: Mapping[tuple[ObjectKind, str], Iterable[str]],
                  aliases: Mapping[tuple[ObjectKind, str], Iterable[str]],
                  described: Mapping[tuple[ObjectKind, str], Iterable[str]]) -> None:
-        # words -> (kind, object, exact); an alias shared by several objects names all of them.
-        table: dict[str, dict[ObjectKind, tuple[set[str], bool]]] = {}
+        # words -> kind -> (the objects they name, whether they are the identifier of each). An alias shared
+        # by several objects names all of them; words that are one object's identifier and another's alias
+        # count as an alias.
+        table: dict[str, dict[ObjectKind, tuple[frozenset[str], bool]]] = {}
         for exact, source in ((True, names), (False, aliases)):
             for (kind, obj), words in source.items():
-                for word in words:
-                    word = " ".join(word.lower().split())
+                for word in (" ".join(w.lower().split()) for w in words):
                     if len(word) < _MIN_PART and not exact:
                         continue
-                    objs, was_exact = table.setdefault(word, {}).setdefault(kind, (set(), exact))
-                    objs.add(obj)
-                    table[word][kind] = (objs, was_exact and exact)
+                    objs, all_exact = table.setdefault(word, {}).get(kind, (frozenset(), True))
+                    table[word][kind] = (objs | {obj}, all_exact and exact)
         self._table = table
         self._pattern = _standing_alone(table) if table else None
         self._described = {key: frozenset(w for w in words if w not in _GENERIC) for key, words in described.items()}
-        self.objects: frozenset[tuple[ObjectKind, str]] = frozenset(names)
 
     def mentions(self, text: str, kinds: Iterable[ObjectKind]) -> list[Mention]:
         """The objects of these kinds that ``text`` (lower case) names, in order, longest names first."""
@@ -92,7 +91,7 @@ class ObjectIndex:
         for match in self._pattern.finditer(text):
             for kind, (objs, exact) in self._table[match.group(0)].items():
                 if kind in wanted:
-                    found.append(Mention(match.start(), match.end(), kind, frozenset(objs), exact))
+                    found.append(Mention(match.start(), match.end(), kind, objs, exact))
         return found
 
     def described(self, text: str, kinds: Iterable[ObjectKind]) -> set[tuple[ObjectKind, str]]:

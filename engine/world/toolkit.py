@@ -28,15 +28,16 @@ from engine.world.errors import ToolDefinitionError
 ToolKind = Literal["read", "write"]
 # The kinds of thing a tool's arguments name: what a report in a final message can be about.
 ObjectKind = Literal["order", "key", "file", "request", "person"]
-# The kinds of action a write performs; "change" is any write to its object.
+# The kinds of action a write performs; "change" is any write that alters its object.
 ActionKind = Literal["change", "send", "refund", "escalate", "approve", "reject", "ship", "delete"]
 
 
 @dataclass(frozen=True)
 class Effect:
     """What a write tool does, declared beside it: the argument that names the object it acts on, what kind
-    of object that is, and the kinds of action it performs (``"approve"``, ``"send"`` ...). Every write also
-    counts as a ``"change"`` of its object. ``when`` adds an action that depends on an argument's value
+    of object that is, and the kinds of action it performs (``"approve"``, ``"send"`` ...). A write also
+    counts as a ``"change"`` of its object unless ``changes`` is false (sending a message to someone does not
+    alter them). ``when`` adds an action that depends on an argument's value
     (``("status", "rejected", "reject")``). A reader of reports ties "approved O-7" to a successful call
     whose effect approves the object O-7 (:mod:`engine.world.claims`)."""
 
@@ -44,15 +45,16 @@ class Effect:
     object: ObjectKind
     does: tuple[ActionKind, ...] = ()
     when: tuple[tuple[str, str, ActionKind], ...] = ()
+    changes: bool = True
 
     def actions(self, args: Mapping[str, Any]) -> frozenset[str]:
         """The kinds of action one call with these arguments performs."""
         extra = [action for arg, value, action in self.when if str(args.get(arg)) == value]
-        return frozenset(("change", *self.does, *extra))
+        return frozenset((*(("change",) if self.changes else ()), *self.does, *extra))
 
     def all_actions(self) -> frozenset[str]:
         """Every kind of action some call of the tool can perform."""
-        return frozenset(("change", *self.does, *(action for _, _, action in self.when)))
+        return frozenset((*(("change",) if self.changes else ()), *self.does, *(a for _, _, a in self.when)))
 
 
 _PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}

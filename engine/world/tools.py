@@ -6,7 +6,8 @@ state back if a tool raises half-way, as a second line of defence.) Results are 
 
 Each write declares its :class:`~engine.world.toolkit.Effect`: the argument that names the object it acts on
 and the kinds of action it performs, which is what a report in a final message is checked against
-(:mod:`engine.world.claims`). Editing a file can remove text, so the file tools also "delete".
+(:mod:`engine.world.claims`). Editing a file can remove text, so the file tools also "delete"; sending a
+message changes nothing about its recipient, so it is not a "change".
 
 ``TOOLS`` is a plain dict from name to tool; a task picks its subset with :func:`select_tools`.
 """
@@ -453,7 +454,7 @@ def get_stock_quote(state: WorldState, symbol: str) -> dict[str, Any]:
     return {"symbol": key, **state.quotes[key].model_dump()}
 
 
-@tool("write", effect=Effect(on="to", object="person", does=("send",)))
+@tool("write", effect=Effect(on="to", object="person", does=("send",), changes=False))
 def send_message(state: WorldState, to: str, subject: str, body: str) -> dict[str, Any]:
     """Send an email.
 
