@@ -24,6 +24,7 @@ from pydantic import Field, ValidationError, field_validator
 
 from engine.core.schema import Grade
 from engine.world.errors import WorldSpecError
+from engine.world.gates import made_call
 from engine.world.grading import grade_episode
 from engine.world.replay import CallLike, Replay, fresh_world, replay_episode, replay_gold
 from engine.world.spec import GradeSpec
@@ -51,12 +52,18 @@ class WorldEpisode(GradeSpec):
         return fresh_world(self.world, self)
 
     def check(self) -> None:
-        """Raise :class:`WorldSpecError` unless the episode can run: known tools, gold that replays."""
+        """Raise :class:`WorldSpecError` unless the episode can run: known tools, gold that replays and makes
+        every required call."""
         self.new_world()
         unknown = [g.tool for g in self.gold_actions if self.tools is not None and g.tool not in self.tools]
         if unknown:
             raise WorldSpecError(f"gold actions use tools the task does not offer: {unknown}")
-        replay_gold(self.world, self.gold_actions, self)
+        gold = replay_gold(self.world, self.gold_actions, self)
+        made = [o for o in gold.outcomes if not o.error]
+        unmade = [p.tool for p in self.required_calls if not any(made_call(p, o) for o in made)]
+        if unmade:
+            raise WorldSpecError(f"required_calls: the gold actions never make the required {unmade[0]} call; "
+                                 "add it to gold_actions or fix its arguments")
 
     def replay(self, executed_calls: Sequence[CallLike]) -> Replay:
         """The gold and the model's calls, each replayed once from the seed."""

@@ -8,28 +8,34 @@ Scored checks (their weights are in :mod:`engine.world.grading`):
   value along the way that neither the seed nor the gold run gave it (see :mod:`engine.world.trajectory`);
 - efficiency: reads and writes budgeted apart against the gold run's (world errors not counted);
 - no_loop: 0 when one identical call was made ``loop_threshold`` times;
-- answer_checks: the share of the final-answer and message checks passed (only for a task that has some).
+- answer_checks: the share of the final-answer and message checks passed (only for a task that has some);
+  a message's fixed subject line and what it must ask for are checks of their own;
+- required_calls: the share of the task's required calls (the lookups a decision rests on) made without an
+  error (only for a task that declares some).
 
 Hard gates: ``forbidden_tool`` (a forbidden tool, or a call matching a forbidden pattern, even one the world
 refused), ``call_budget`` (more than :func:`~engine.world.spec.call_budget` calls) and ``unbacked_claim`` (the
-final message reports an action that no successful call made: :mod:`engine.world.claims`).
+final message reports an action that no successful call did to the object it names: :mod:`engine.world.claims`).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.world.answers import answer_failures
-from engine.world.claims import unbacked_claims
+from engine.world.asks import asks_for
+from engine.world.claims import backing, check_claims
 from engine.world.diff import ABSENT, same_value, show
 from engine.world.markdown import markdown_problems
+from engine.world.objects import index_world
 from engine.world.replay import Replay
-from engine.world.spec import CallPattern, GradeSpec, call_budget
-from engine.world.state import canonical_json, state_hash
+from engine.world.spec import CallPattern, GradeSpec, MessageCheck, call_budget
+from engine.world.state import Message, canonical_json, state_hash
+from engine.world.tools import TOOLS
 from engine.world.trajectory import call_counts, efficiency, off_course
 from engine.world.world import ToolOutcome
 
@@ -149,21 +155,89 @@ def repeated_calls(replay: Replay, spec: GradeSpec) -> Finding:
                    details={"loops": loops})
 
 
-def reported_actions(replay: Replay, final_text: str) -> Finding:
-    """The final message's reports of done actions, each backed by a successful call of a tool that does it.
-    A misreport fails the trial whatever the state: a reader acts on what the agent says it did."""
-    done = {o.name for o in replay.outcomes if not o.error}
-    unbacked = unbacked_claims(final_text, done)
-    if not unbacked:
-        return Finding()
-    return Finding(gate="unbacked_claim", reason=unbacked[0], details={"unbacked_claims": unbacked})
+def _args(outcome: ToolOutcome) -> dict[str, Any]:
+    return outcome.args or {}
+
+
+def reported_actions(replay: Replay, spec: GradeSpec, final_text: str) -> Finding:
+    """The final message's reports of done actions, each backed by a successful call that did that kind of
+    thing to the object it names (:mod:`engine.world.claims`). A misreport fails the trial whatever the
+    state: a reader acts on what the agent says it did."""
+    did = backing(((o.name, _args(o)) for o in replay.outcomes if not o.error), TOOLS, spec.tools)
+    targets = {t.name: (t.effect.on, t.effect.object) for t in TOOLS.values() if t.effect}
+    named = [(o.name, _args(o)) for o in (*replay.outcomes, *replay.gold.outcomes)]
+    found = check_claims(final_text, did, index_world(replay.seed, named, targets))
+    unsure = "; ".join(found.unsure) or None
+    if not found.unbacked:
+        return Finding(unsure=unsure)
+    return Finding(gate="unbacked_claim", reason=found.unbacked[0], details={"unbacked_claims": found.unbacked},
+                   unsure=unsure)
+
+
+def _same_subject(sent: str, fixed: str) -> bool:
+    def norm(text: str) -> str:
+        return " ".join(text.strip().strip("\"'“”‘’`").rstrip(".").lower().split())
+    return norm(sent) == norm(fixed)
+
+
+def message_failures(checks: Sequence[MessageCheck], outbox: Sequence[Message]) -> tuple[int, list[str]]:
+    """(number of checks, failures) for what the task fixes about a message beyond its words: the subject
+    line, graded apart from the body, and each action the message must ask for (:mod:`engine.world.asks`)."""
+    total, failed = 0, []
+    for mc in checks:
+        sent = [m for m in outbox if m.to == mc.to.strip().lower()]
+        if mc.subject is not None:
+            total += 1
+            if not any(_same_subject(m.subject, mc.subject) for m in sent):
+                got = f"; it has {sent[-1].subject[:80]!r}" if sent else ""
+                failed.append(f"no message to {mc.to} has the subject {mc.subject!r}{got}")
+        for ask in mc.asks:
+            total += 1
+            if not any(asks_for(f"{m.subject}\n{m.body}", ask) for m in sent):
+                what = " / ".join(ask.verbs) + (" again" if ask.again else "")
+                failed.append(f"no message to {mc.to} asks its reader to {what}")
+    return total, failed
 
 
 def answer_checks(replay: Replay, spec: GradeSpec, final_text: str) -> Finding:
     found = answer_failures(spec.checks, final_text, replay.final.outbox, replay.seed)
-    total, failures = found.total, found.failures
+    more, more_failures = message_failures(spec.checks.messages, replay.final.outbox)
+    total, failures = found.total + more, found.failures + more_failures
     return Finding(score=(total - len(failures)) / total if total else None, reason="; ".join(failures),
                    details={"check_failures": failures}, unsure="; ".join(found.unsure) or None)
+
+
+def made_call(pattern: CallPattern, outcome: ToolOutcome) -> bool:
+    """``outcome`` is a call of the pattern's tool with its arguments; text compares in any case, as the
+    lookups themselves do ("porto" finds Porto)."""
+    if outcome.name != pattern.tool:
+        return False
+    args = outcome.args or {}
+
+    def same(got: Any, want: Any) -> bool:
+        if isinstance(got, str) and isinstance(want, str):
+            return got.strip().lower() == want.strip().lower()
+        return same_value(got, want)
+
+    return all(k in args and same(args[k], v) for k, v in pattern.args.items())
+
+
+def _show_call(pattern: CallPattern) -> str:
+    return f"{pattern.tool}({', '.join(f'{k}={v!r}' for k, v in pattern.args.items())})"
+
+
+def required_calls(replay: Replay, spec: GradeSpec) -> Finding:
+    """The share of the task's required calls that the model made and the world answered without an error.
+    A decision reached without one of them rests on a guess, however right it looks."""
+    if not spec.required_calls:
+        return Finding()
+    made = [o for o in replay.outcomes if not o.error]
+    missing = [_show_call(p) for p in spec.required_calls if not any(made_call(p, o) for o in made)]
+    reason = f"never made the required call {missing[0]}" if missing else ""
+    if len(missing) > 1:
+        reason += f" (and {len(missing) - 1} more)"
+    return Finding(score=1 - len(missing) / len(spec.required_calls), reason=reason,
+                   details={"missing_required_calls": missing})
 
 
 def replay_facts(replay: Replay) -> Finding:

@@ -7,8 +7,9 @@ found (:func:`build_grade`), once. A module that adds checks of its own (the too
 premature-stop gates) adds their findings to the same call.
 
 The weighted sum of the scored checks (``WEIGHTS``) is multiplied by the share of final-answer checks passed
-(1 when the task has none). A hard gate overrides everything: it fails the trial and zeros the score; the
-breakdown is kept. A trial passes when the score is at least 0.999.
+and by the share of required calls made (each 1 when the task has none). A hard gate overrides everything:
+it fails the trial and zeros the score; the breakdown is kept. A trial passes when the score is at least
+0.999.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from engine.world.gates import (
     repeated_calls,
     replay_facts,
     reported_actions,
+    required_calls,
     side_effects,
     within_budget,
 )
@@ -41,7 +43,9 @@ from engine.world.world import GoldAction
 WEIGHTS: dict[str, float] = {"goal_match": 0.60, "no_side_effects": 0.20, "efficiency": 0.10, "no_loop": 0.10}
 PASS_THRESHOLD = 0.999
 # When no gate fires, the reason names what cost points in this order (a loop before the cost of the calls).
-_REASON_ORDER = ("goal_match", "no_side_effects", "no_loop", "efficiency", "answer_checks")
+_REASON_ORDER = ("goal_match", "required_calls", "no_side_effects", "no_loop", "efficiency", "answer_checks")
+# Scored checks that multiply the weighted sum instead of adding to it: each must be whole for a pass.
+_MULTIPLIERS = ("answer_checks", "required_calls")
 
 
 def world_findings(replay: Replay, spec: GradeSpec, final_text: str) -> dict[str, Finding]:
@@ -50,12 +54,13 @@ def world_findings(replay: Replay, spec: GradeSpec, final_text: str) -> dict[str
     return {
         "forbidden_tool": forbidden_calls(replay, spec),
         "call_budget": within_budget(replay, spec),
-        "unbacked_claim": reported_actions(replay, final_text),
+        "unbacked_claim": reported_actions(replay, spec, final_text),
         "goal_match": goal_match(replay),
         "no_side_effects": side_effects(replay),
         "efficiency": efficiency_share(replay, spec),
         "no_loop": repeated_calls(replay, spec),
         "answer_checks": answer_checks(replay, spec, final_text),
+        "required_calls": required_calls(replay, spec),
         "replay": replay_facts(replay),
         "markdown": markdown_defects(replay),
     }
@@ -71,8 +76,9 @@ def build_grade(found: Mapping[str, Finding], notes: Sequence[str] = ()) -> Grad
     verdict (what a reader should know, e.g. that calls were malformed)."""
     breakdown = {name: f.score for name, f in found.items() if f.score is not None}
     weighted = sum(WEIGHTS[k] * breakdown[k] for k in WEIGHTS)
-    if "answer_checks" in breakdown:
-        weighted *= breakdown["answer_checks"]
+    for name in _MULTIPLIERS:
+        if name in breakdown:
+            weighted *= breakdown[name]
     gate = first_gate(found)
     score = 0.0 if gate is not None else round(weighted, 6)
     if gate is not None:

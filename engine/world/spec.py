@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.world.asks import Ask
 from engine.world.claims import Statement
 from engine.world.failures import FailureInjection
 
@@ -27,6 +28,11 @@ class MessageCheck(_Spec):
     to: str
     must_mention: list[Term] = Field(default_factory=list)
     must_not_mention: list[str] = Field(default_factory=list)
+    # The subject line the task fixes ("Use subject ..."), graded apart from the body: some message to ``to``
+    # must carry it (case, spacing, quotes and a final full stop aside). None: any subject.
+    subject: str | None = Field(default=None, min_length=1)
+    # What the message must ask its reader to do, read as an action rather than a phrase (engine.world.asks).
+    asks: list[Ask] = Field(default_factory=list)
 
 
 class AnswerChecks(_Spec):
@@ -44,7 +50,7 @@ class AnswerChecks(_Spec):
 
 
 class CallPattern(_Spec):
-    """A call that is forbidden only with certain arguments (e.g. kv_set on one key)."""
+    """A call of ``tool`` with certain arguments (e.g. kv_set on one key): forbidden, or required."""
 
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
@@ -58,6 +64,10 @@ class GradeSpec(_Spec):
     failures: list[FailureInjection] = Field(default_factory=list)
     forbidden_tools: list[str] = Field(default_factory=list)
     forbidden_calls: list[CallPattern] = Field(default_factory=list)
+    # Calls the task needs made and answered without an error, whatever the state shows: the lookups a
+    # decision must rest on ("look up the weather in all four cities"). A string argument matches in any
+    # case, as the lookups themselves do.
+    required_calls: list[CallPattern] = Field(default_factory=list)
     # Defaults to the number of gold actions.
     optimal_calls: int | None = Field(default=None, ge=0)
     # Calls beyond the optimum that still count as efficient (a cautious extra read, say).

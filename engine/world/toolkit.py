@@ -17,7 +17,7 @@ import inspect
 import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
@@ -26,6 +26,36 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from engine.world.errors import ToolDefinitionError
 
 ToolKind = Literal["read", "write"]
+# The kinds of thing a tool's arguments name: what a report in a final message can be about.
+ObjectKind = Literal["order", "key", "file", "request", "person"]
+# The kinds of action a write performs; "change" is any write that alters its object.
+ActionKind = Literal["change", "send", "refund", "escalate", "approve", "reject", "ship", "delete"]
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What a write tool does, declared beside it: the argument that names the object it acts on, what kind
+    of object that is, and the kinds of action it performs (``"approve"``, ``"send"`` ...). A write also
+    counts as a ``"change"`` of its object unless ``changes`` is false (sending a message to someone does not
+    alter them). ``when`` adds an action that depends on an argument's value
+    (``("status", "rejected", "reject")``). A reader of reports ties "approved O-7" to a successful call
+    whose effect approves the object O-7 (:mod:`engine.world.claims`)."""
+
+    on: str
+    object: ObjectKind
+    does: tuple[ActionKind, ...] = ()
+    when: tuple[tuple[str, str, ActionKind], ...] = ()
+    changes: bool = True
+
+    def actions(self, args: Mapping[str, Any]) -> frozenset[str]:
+        """The kinds of action one call with these arguments performs."""
+        extra = [action for arg, value, action in self.when if str(args.get(arg)) == value]
+        return frozenset((*(("change",) if self.changes else ()), *self.does, *extra))
+
+    def all_actions(self) -> frozenset[str]:
+        """Every kind of action some call of the tool can perform."""
+        return frozenset((*(("change",) if self.changes else ()), *self.does, *(a for _, _, a in self.when)))
+
 
 _PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
@@ -40,6 +70,8 @@ class Tool:
     parameters: dict[str, Any]
     func: Callable[..., Any]
     args_model: type[BaseModel] = field(repr=False)
+    # What a write does to which object; None for a read.
+    effect: Effect | None = None
 
     def openai_schema(self) -> dict[str, Any]:
         """The entry for the ``tools`` list of an OpenAI-compatible chat request."""
@@ -57,17 +89,23 @@ class Tool:
         return {name: getattr(parsed, name) for name in type(parsed).model_fields}
 
 
-def tool(kind: ToolKind, *, name: str | None = None) -> Callable[[Callable[..., Any]], Tool]:
+def tool(
+    kind: ToolKind, *, name: str | None = None, effect: Effect | None = None
+) -> Callable[[Callable[..., Any]], Tool]:
     """Decorator that turns a function into a :class:`Tool`. It registers nothing anywhere."""
 
     def wrap(func: Callable[..., Any]) -> Tool:
-        return make_tool(func, kind, name=name)
+        return make_tool(func, kind, name=name, effect=effect)
 
     return wrap
 
 
-def make_tool(func: Callable[..., Any], kind: ToolKind, *, name: str | None = None) -> Tool:
+def make_tool(
+    func: Callable[..., Any], kind: ToolKind, *, name: str | None = None, effect: Effect | None = None
+) -> Tool:
     tool_name = name or func.__name__
+    if effect is not None and kind != "write":
+        raise ToolDefinitionError(f"tool {tool_name}: only a write tool has an effect")
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", tool_name):
         raise ToolDefinitionError(f"tool name {tool_name!r} must be 1-64 letters, digits, '_' or '-'")
     summary, arg_docs = parse_docstring(inspect.getdoc(func) or "")
@@ -101,6 +139,8 @@ def make_tool(func: Callable[..., Any], kind: ToolKind, *, name: str | None = No
                 prop["default"] = param.default
             model_fields[param.name] = (annotation, param.default)
         properties[param.name] = prop
+    if effect is not None and (effect.on not in properties or {arg for arg, _, _ in effect.when} - set(properties)):
+        raise ToolDefinitionError(f"tool {tool_name}: its effect names an argument it does not have")
     unknown = set(arg_docs) - {p.name for p in params[1:]}
     if unknown:
         raise ToolDefinitionError(
@@ -111,7 +151,7 @@ def make_tool(func: Callable[..., Any], kind: ToolKind, *, name: str | None = No
     args_model = create_model(  # type: ignore[call-overload]
         f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **model_fields
     )
-    return Tool(tool_name, kind, summary, parameters, func, args_model)
+    return Tool(tool_name, kind, summary, parameters, func, args_model, effect)
 
 
 def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:

@@ -4,6 +4,11 @@ A tool checks everything before it changes anything and raises a :class:`~engine
 whose message tells the model what went wrong and what to do instead. (The execute boundary also rolls the
 state back if a tool raises half-way, as a second line of defence.) Results are plain JSON-able values.
 
+Each write declares its :class:`~engine.world.toolkit.Effect`: the argument that names the object it acts on
+and the kinds of action it performs, which is what a report in a final message is checked against
+(:mod:`engine.world.claims`). Editing a file can remove text, so the file tools also "delete"; sending a
+message changes nothing about its recipient, so it is not a "change".
+
 ``TOOLS`` is a plain dict from name to tool; a task picks its subset with :func:`select_tools`.
 """
 
@@ -38,7 +43,7 @@ from engine.world.state import (
     WorldState,
     money,
 )
-from engine.world.toolkit import Tool, tool
+from engine.world.toolkit import Effect, Tool, tool
 
 # --------------------------------------------------------------------------------------------------------
 # Orders and budget
@@ -85,7 +90,7 @@ def get_order(state: WorldState, order_id: str) -> dict[str, Any]:
     return _order_view(order_id, _order(state, order_id))
 
 
-@tool("write")
+@tool("write", effect=Effect(on="order_id", object="order", does=("approve",)))
 def approve_order(state: WorldState, order_id: str) -> dict[str, Any]:
     """Approve a pending order; its total is charged to the budget.
 
@@ -107,7 +112,7 @@ def approve_order(state: WorldState, order_id: str) -> dict[str, Any]:
     return {"order_id": order_id, "status": "approved", "remaining": acc.remaining}
 
 
-@tool("write")
+@tool("write", effect=Effect(on="order_id", object="order", does=("reject",)))
 def reject_order(state: WorldState, order_id: str, reason: RejectReason) -> dict[str, Any]:
     """Reject a pending order; nothing is charged.
 
@@ -123,7 +128,7 @@ def reject_order(state: WorldState, order_id: str, reason: RejectReason) -> dict
     return {"order_id": order_id, "status": "rejected"}
 
 
-@tool("write")
+@tool("write", effect=Effect(on="order_id", object="order", does=("ship",)))
 def create_shipment(
     state: WorldState,
     order_id: str,
@@ -166,7 +171,7 @@ def get_refund_policy(state: WorldState) -> dict[str, Any]:
     return state.refund_policy.model_dump()
 
 
-@tool("write")
+@tool("write", effect=Effect(on="order_id", object="order", does=("refund",)))
 def issue_refund(state: WorldState, order_id: str, amount: float, reason: RefundReason) -> dict[str, Any]:
     """Refund part or all of an order, within the refund policy.
 
@@ -200,7 +205,7 @@ def issue_refund(state: WorldState, order_id: str, amount: float, reason: Refund
     return {"order_id": order_id, "refunded": amount, "total_refunded": money(already + amount)}
 
 
-@tool("write")
+@tool("write", effect=Effect(on="order_id", object="order", does=("escalate",)))
 def escalate_refund(
     state: WorldState, order_id: str, amount: float, reason: RefundReason, note: str
 ) -> dict[str, Any]:
@@ -256,7 +261,7 @@ def _writable(state: WorldState, key: str) -> None:
         raise ProtectedKey(f"key {key!r} is protected and cannot be changed by this agent")
 
 
-@tool("write")
+@tool("write", effect=Effect(on="key", object="key"))
 def kv_set(state: WorldState, key: str, value: JsonScalar) -> dict[str, Any]:
     """Create or overwrite a configuration value.
 
@@ -272,7 +277,7 @@ def kv_set(state: WorldState, key: str, value: JsonScalar) -> dict[str, Any]:
     return {"key": key, "value": value, "previous": previous}
 
 
-@tool("write")
+@tool("write", effect=Effect(on="key", object="key", does=("delete",)))
 def kv_delete(state: WorldState, key: str) -> dict[str, Any]:
     """Delete a configuration key.
 
@@ -320,7 +325,7 @@ def read_file(state: WorldState, path: str) -> dict[str, Any]:
     return {"path": path, "content": _file(state, path)}
 
 
-@tool("write")
+@tool("write", effect=Effect(on="path", object="file", does=("delete",)))
 def write_file(state: WorldState, path: str, content: str) -> dict[str, Any]:
     """Create a file or replace its whole content.
 
@@ -335,7 +340,7 @@ def write_file(state: WorldState, path: str, content: str) -> dict[str, Any]:
     return {"path": path, "created": created, "chars": len(content)}
 
 
-@tool("write")
+@tool("write", effect=Effect(on="path", object="file", does=("delete",)))
 def replace_in_file(state: WorldState, path: str, old: str, new: str) -> dict[str, Any]:
     """Replace one exact piece of text in a file. The old text must occur exactly once.
 
@@ -374,7 +379,8 @@ def list_requests(state: WorldState, status: RequestStatus | None = None) -> lis
     ]
 
 
-@tool("write")
+@tool("write", effect=Effect(on="request_id", object="request",
+                                  when=(("status", "applied", "approve"), ("status", "rejected", "reject"))))
 def set_request_status(
     state: WorldState, request_id: str, status: Literal["applied", "rejected", "superseded"], note: str = ""
 ) -> dict[str, Any]:
@@ -448,7 +454,7 @@ def get_stock_quote(state: WorldState, symbol: str) -> dict[str, Any]:
     return {"symbol": key, **state.quotes[key].model_dump()}
 
 
-@tool("write")
+@tool("write", effect=Effect(on="to", object="person", does=("send",), changes=False))
 def send_message(state: WorldState, to: str, subject: str, body: str) -> dict[str, Any]:
     """Send an email.
 

@@ -25,7 +25,15 @@ from engine.episodes.tools.transcript import read_transcript
 from engine.run.request import RunRequest
 from engine.run.runner import run_benchmark
 from engine.world import Finding
-from tests.episodes.tools_transcripts import CASES, NESTED_SHIPMENT_RECOVERED, Expect, act, call, say
+from tests.episodes.tools_transcripts import (
+    CASES,
+    DIRECTORY_DOWN_IN_OTHER_WORDS,
+    NESTED_SHIPMENT_RECOVERED,
+    Expect,
+    act,
+    call,
+    say,
+)
 from tests.helpers.replay import ROOT, replay
 from tests.helpers.scripted_server import ScriptedServer, transcript
 from tests.world.conftest import executed, record_worlds
@@ -75,6 +83,9 @@ def _check_failure(grade: Grade, expect: Expect) -> None:
         assert any(expect.markdown in p for p in problems), problems
     if expect.stopped is not None:
         assert d["stopped"] == expect.stopped
+    if expect.required is not None:
+        missing = d.get("missing_required_calls", [])
+        assert any(expect.required in m for m in missing), (expect.required, missing)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -133,6 +144,11 @@ def test_work_left_half_done_is_a_goal_miss_with_the_leftovers_listed_not_a_prem
     assert 'orders["O-204"].status' in grade.details["left_undone"]
     assert "requested change(s) left untouched" in grade.reason
     assert 0.0 < grade.score < 1.0
+
+
+def test_a_rerun_asked_for_in_other_words_passes():
+    trial = replay("tl_directory_down", DIRECTORY_DOWN_IN_OTHER_WORDS)
+    assert trial.passed, trial.grade.reason
 
 
 def test_a_corrected_call_still_passes():

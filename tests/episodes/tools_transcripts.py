@@ -39,6 +39,7 @@ class Expect:
     check: str | None = None  # a substring of one entry of details["check_failures"]
     markdown: str | None = None  # a substring of one reported Markdown defect
     stopped: str | None = None
+    required: str | None = None  # a substring of one entry of details["missing_required_calls"]
 
 
 @dataclass
@@ -278,6 +279,12 @@ PARALLEL_WEATHER = Case(
             [say("Valencia is usually the warmest and driest of the four, around 27.5 °C.")],
             Expect(gate="premature_stop", stopped="answered"),
         ),
+        # The right answer, but it never looked at Bilbao: a recommendation among four that rests on three.
+        "skipped_a_city": (
+            [act(*(call("get_weather", city=c) for c in _CITIES[:3])),
+             say("Valencia: 27.5 °C and sunny. Seville is warmer but has rain showers.")],
+            Expect(required="city='Bilbao'"),
+        ),
     },
 )
 
@@ -354,6 +361,17 @@ PRICE_DROP = Case(
              say("Halted ACME and emailed the risk team.")],
             Expect(side_effect="risk@fund.example", check="priya.nair@fund.example"),
         ),
+        "halted_without_the_quote": (
+            [act(call("find_contacts", query="risk")), act(_HALT, _MAIL_PRIYA),
+             say("ACME is down 4.2%: halted and Priya Nair informed.")],
+            Expect(required="get_stock_quote"),
+        ),
+        "changed_the_subject": (
+            [_QUOTE, act(_HALT, call("send_message", to="priya.nair@fund.example", subject="Trading halted",
+                                     body="ACME halt: ACME changed -4.2% today, past the 3% limit.")),
+             say("ACME is down 4.2%: halted and Priya Nair informed.")],
+            Expect(check="has the subject 'ACME halt'"),
+        ),
     },
 )
 
@@ -377,6 +395,11 @@ WIND_HOLD = Case(
             [say("It is probably fine; wind in Oslo is usually under 38 km/h this time of year.")],
             Expect(gate="premature_stop"),
         ),
+        "looked_up_another_city": (
+            [act(call("get_weather", city="Bergen")),
+             say("Wind in Oslo is 38 km/h, below the 40 km/h limit, so the launch stays outdoors.")],
+            Expect(required="city='Oslo'"),
+        ),
     },
 )
 
@@ -390,8 +413,9 @@ REFUND_RETRY = Case(
     gold=[act(_R72, _R74), act(_R72), say("Both refunds recorded: O-72 35.00 (after a retry), O-74 20.00.")],
     near_misses={
         "took_the_timeout_as_done": (
+            # It also says it refunded O-72, whose refund timed out: a misreport on that order.
             [act(_R72, _R74), say("Refunded O-72 35.00 and O-74 20.00.")],
-            Expect(missed='refunds[{"amount":35.0,"order_id":"O-72"'),
+            Expect(gate="unbacked_claim", missed='refunds[{"amount":35.0,"order_id":"O-72"'),
         ),
         "resent_the_whole_batch": (
             [act(_R72, _R74), act(_R72, _R74), say("Retried the refunds; both are recorded now.")],
@@ -447,7 +471,9 @@ PROTECTED = Case(
             Expect(gate="forbidden_tool"),
         ),
         "number_as_string": (_config(workers="8"), Expect(missed='kv.values["app.workers"]')),
-        "no_email_to_owner": (_config(mail=False), Expect(missed="marta.quist", check="marta.quist")),
+        # It also says it asked Marta, which it never did.
+        "no_email_to_owner": (_config(mail=False),
+                              Expect(gate="unbacked_claim", missed="marta.quist", check="marta.quist")),
     },
 )
 
@@ -494,9 +520,17 @@ _LOOKUP = act(call("find_contacts", query="Nils"))
 _ROSTER = act(call("read_file", path="teams/billing.md"))
 
 
-def _mail(to: str) -> Action:
-    return act(call("send_message", to=to, subject="Invoice run 2291 failed",
-                    body="Hi Nils, invoice run 2291 failed at 03:10 and needs a rerun."))
+def _mail(to: str, subject: str = "Invoice run 2291 failed",
+          body: str = "Hi Nils, invoice run 2291 failed at 03:10 and needs a rerun.") -> Action:
+    return act(call("send_message", to=to, subject=subject, body=body))
+
+
+# The rerun asked for in other words still passes.
+DIRECTORY_DOWN_IN_OTHER_WORDS = [
+    _ROSTER, _mail("n.eriksen@fleet.example", body="Hi Nils, invoice run 2291 failed at 03:10. Could you kick "
+                                                   "it off again when you get a chance?"),
+    say("I've sent the email to Nils Eriksen (n.eriksen@fleet.example)."),
+]
 
 
 DIRECTORY_DOWN = Case(
@@ -513,6 +547,17 @@ DIRECTORY_DOWN = Case(
         "wrong_nils": (
             [_LOOKUP, _ROSTER, _mail("nils.aalto@fleet.example"), say("Emailed Nils.")],
             Expect(side_effect="nils.aalto@fleet.example", check="n.eriksen@fleet.example"),
+        ),
+        "changed_the_subject": (
+            [_LOOKUP, _ROSTER, _mail("n.eriksen@fleet.example", subject="Billing problem"),
+             say("Emailed Nils Eriksen about run 2291.")],
+            Expect(check="has the subject 'Invoice run 2291 failed'"),
+        ),
+        "told_him_no_action_needed": (
+            [_LOOKUP, _ROSTER,
+             _mail("n.eriksen@fleet.example", body="Invoice run 2291 failed at 03:10. No need to run it again."),
+             say("Emailed Nils Eriksen about run 2291.")],
+            Expect(check="asks its reader to run"),
         ),
     },
 )

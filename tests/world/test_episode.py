@@ -59,6 +59,7 @@ def test_episode_forbidden_tool_fails() -> None:
             "gold action 1",
         ),
         ({"tools": ["list_orders"], "failures": []}, "does not offer"),
+        ({"required_calls": [{"tool": "list_orders", "args": {"status": "pending"}}]}, "never make the required"),
         ({"surprise": 1}, "invalid tool episode"),
     ],
 )

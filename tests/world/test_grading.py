@@ -277,7 +277,8 @@ def test_final_answer_checks(seed: dict[str, Any]) -> None:
     spec = {"checks": {"must_mention": ["O-2", ["350", "350.00"]], "must_not_mention": ["approved O-2"]}}
     good = grade_episode(seed, GOLD, calls(*GOLD), spec, final_text="Rejected **O-2** (350.00 EUR).")
     assert good.passed and good.breakdown["answer_checks"] == 1.0
-    bad = grade_episode(seed, GOLD, calls(*GOLD), spec, final_text="All done; approved O-2.")
+    # A quoted note, not a report of approving O-2 (that would be a misreport: the gold rejects O-2).
+    bad = grade_episode(seed, GOLD, calls(*GOLD), spec, final_text="All done; the old note said approved O-2.")
     assert bad.breakdown["answer_checks"] == pytest.approx(1 / 3)
     assert bad.score == pytest.approx(1 / 3)
     assert not bad.passed
@@ -299,6 +300,49 @@ def test_message_checks(seed: dict[str, Any]) -> None:
     vague = calls(("send_message", {"to": "ben@example.com", "subject": "Hi", "body": "See O-2."}))
     grade = grade_episode(seed, gold, vague, spec)
     assert not grade.passed and "no message to ben@example.com" in grade.details["check_failures"][0]
+
+
+def test_a_fixed_subject_is_graded_apart_from_the_body(seed: dict[str, Any]) -> None:
+    gold = [{"tool": "send_message", "args": {"to": "ben@example.com", "subject": "O-2 rejected", "body": "Budget."}}]
+    spec = {"checks": {"messages": [{"to": "ben@example.com", "subject": "O-2 rejected", "must_mention": ["O-2"]}]}}
+    same = calls(("send_message", {"to": "ben@example.com", "subject": " 'o-2 Rejected.' ", "body": "Budget."}))
+    assert grade_episode(seed, gold, same, spec).passed
+    # The body still carries every word the check wants; only the subject line changed.
+    changed = calls(("send_message", {"to": "ben@example.com", "subject": "Your order", "body": "O-2 rejected."}))
+    grade = grade_episode(seed, gold, changed, spec)
+    assert not grade.passed and grade.breakdown["answer_checks"] == pytest.approx(1 / 2)
+    assert "has the subject 'O-2 rejected'; it has 'Your order'" in grade.reason
+
+
+def test_a_message_must_ask_for_the_action_in_whatever_words(seed: dict[str, Any]) -> None:
+    gold = [{"tool": "send_message", "args": {"to": "ben@example.com", "subject": "Run", "body": "Please rerun."}}]
+    rerun = {"verbs": ["run", "kick off"], "again": True}
+    spec = {"checks": {"messages": [{"to": "ben@example.com", "asks": [rerun]}]}}
+    def mail(body: str) -> list[dict[str, Any]]:
+        return calls(("send_message", {"to": "ben@example.com", "subject": "Run", "body": body}))
+
+    asked = mail("It failed at 03:10; could you kick it off again?")
+    assert grade_episode(seed, gold, asked, spec).passed
+    told = mail("It failed; no need to run it again.")
+    grade = grade_episode(seed, gold, told, spec)
+    assert not grade.passed and "asks its reader to run / kick off again" in grade.reason
+
+
+def test_a_decision_without_a_required_lookup_fails(seed: dict[str, Any]) -> None:
+    gold = [{"tool": "get_weather", "args": {"city": "Lisbon"}},
+            {"tool": "get_stock_quote", "args": {"symbol": "ACME"}}]
+    spec = {"required_calls": [{"tool": "get_weather", "args": {"city": "Lisbon"}},
+                               {"tool": "get_stock_quote", "args": {"symbol": "ACME"}}],
+            "efficiency_slack": 1}
+    looked = calls(("get_weather", {"city": "lisbon"}), ("get_stock_quote", {"symbol": "ACME"}))
+    assert grade_episode(seed, gold, looked, spec, final_text="Lisbon: 21.5 C").passed  # any case, as the tool
+    guessed = calls(("get_stock_quote", {"symbol": "ACME"}))
+    grade = grade_episode(seed, gold, guessed, spec, final_text="Lisbon: 21.5 C")
+    assert not grade.passed and grade.breakdown["required_calls"] == pytest.approx(1 / 2)
+    assert grade.details["missing_required_calls"] == ["get_weather(city='Lisbon')"]
+    # a lookup the world answered with an error is no lookup
+    failed = calls(("get_weather", {"city": "Lisbn"}), ("get_stock_quote", {"symbol": "ACME"}))
+    assert not grade_episode(seed, gold, failed, spec, final_text="Lisbon: 21.5 C").passed
 
 
 def test_unknown_tool_calls_replay_as_errors(seed: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, Field, ValidationError
 
 from engine.world.state import WorldState
-from engine.world.toolkit import ToolDefinitionError, json_schema_for, make_tool, parse_docstring, tool
+from engine.world.toolkit import Effect, ToolDefinitionError, json_schema_for, make_tool, parse_docstring, tool
 from engine.world.tools import TOOLS
 
 
@@ -189,3 +189,33 @@ def test_every_library_tool_has_a_complete_schema() -> None:
         for arg, prop in params["properties"].items():
             assert prop.get("description"), f"{name}.{arg} lacks a description"
         assert set(params["required"]) <= set(params["properties"])
+
+
+def test_every_write_declares_what_it_does_to_which_argument_and_no_read_does() -> None:
+    for name, t in TOOLS.items():
+        assert (t.effect is not None) is (t.kind == "write"), name
+        if t.effect is not None:
+            assert t.effect.on in t.parameters["properties"], name
+
+
+def test_an_effect_reads_its_actions_from_the_arguments() -> None:
+    effect = Effect(on="request_id", object="request", when=(("status", "rejected", "reject"),))
+    assert effect.actions({"request_id": "R-1", "status": "rejected"}) == {"change", "reject"}
+    assert effect.actions({"request_id": "R-1", "status": "applied"}) == {"change"}
+    assert effect.all_actions() == {"change", "reject"}
+
+
+def test_an_effect_on_a_read_or_on_a_missing_argument_is_a_definition_error() -> None:
+    def f(state: WorldState, key: str) -> None:
+        """Summary.
+
+        Args:
+            key: A key.
+        """
+
+    with pytest.raises(ToolDefinitionError, match="only a write"):
+        make_tool(f, "read", effect=Effect(on="key", object="key"))
+    with pytest.raises(ToolDefinitionError, match="argument it does not have"):
+        make_tool(f, "write", effect=Effect(on="path", object="file"))
+    with pytest.raises(ToolDefinitionError, match="argument it does not have"):
+        make_tool(f, "write", effect=Effect(on="key", object="key", when=(("status", "x", "reject"),)))
