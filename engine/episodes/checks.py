@@ -24,6 +24,8 @@ from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from engine.core import modeljson
+
 # --------------------------------------------------------------------------------------------------------
 # Helpers
 
@@ -346,7 +348,7 @@ class Subject:
         self._parsed = True
         stripped = self.text.strip()
         try:
-            self._value = json.loads(stripped)
+            self._value = modeljson.loads(stripped)
             self.strict = True
             return
         except json.JSONDecodeError as exc:
@@ -354,7 +356,7 @@ class Subject:
         fence = _FENCED.match(stripped)
         if fence:
             try:
-                self._value = json.loads(fence.group(1))
+                self._value = modeljson.loads(fence.group(1))
                 self.fenced = True
                 return
             except json.JSONDecodeError as exc:
