@@ -2,7 +2,7 @@
 
 For every assistant turn that was streamed (``--stop-loops`` only watches streams: a turn sent with tools is
 sent whole, and those are the turns whose system prompt is the tools module's), the reply's text is fed to
-the rule prefix by prefix, as the client checks it (every ``CHECK_EVERY_CHARS`` characters). Where the rule
+the rule prefix by prefix, as the client checks it (at the sizes ``loopstop.next_check`` gives). Where the rule
 fires, the reply would have been ended there and the trial recorded as a degenerate truncation. Printed:
 
 - how many trials' verdicts (passed or not) it would have changed: the goal is none;
@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.model.loopstop import CHECK_EVERY_CHARS, certainly_degenerate  # noqa: E402
+from engine.model.loopstop import certainly_degenerate, next_check  # noqa: E402
 
 REFERENCE = ROOT / "results" / "reference" / "smollm2-135m-instruct_raw_results.json"
 TOOLS_MARKER = "If your interface has no native tool calling"
@@ -47,11 +47,11 @@ class Tally:
 
 def first_cut(text: str) -> int | None:
     """Where the client would have ended the stream: the first checked prefix the rule fires on."""
-    size = CHECK_EVERY_CHARS
+    size = next_check(0)
     while size <= len(text):
         if certainly_degenerate(text[:size]):
             return size
-        size += CHECK_EVERY_CHARS
+        size = next_check(size)
     return None
 
 

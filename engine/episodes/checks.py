@@ -23,6 +23,7 @@ from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from engine.core import modeljson
 from engine.episodes.banned import banned_hits
 from engine.episodes.structure import CODE_SPAN, last_line, list_items, plain_text, read_post, sentences, words
 
@@ -176,7 +177,7 @@ class Subject:
         self._parsed = True
         stripped = self.text.strip()
         try:
-            self._value = json.loads(stripped)
+            self._value = modeljson.loads(stripped)
             self.strict = True
             return
         except json.JSONDecodeError as exc:
@@ -184,7 +185,7 @@ class Subject:
         fence = _FENCED.match(stripped)
         if fence:
             try:
-                self._value = json.loads(fence.group(1))
+                self._value = modeljson.loads(fence.group(1))
                 self.fenced = True
                 return
             except json.JSONDecodeError as exc:

@@ -15,12 +15,12 @@ from typing import Any
 
 import httpx
 
-from engine.core import scrub
+from engine.core import modeljson, scrub
 from engine.core.errors import ContextOverflow, InfraError, ToolCallParseFailure
 from engine.core.schema import Reply, Timings, ToolCall, Usage
 from engine.model import servers
 from engine.model.loopstop import LoopWatch
-from engine.model.normalise import extract_text_tool_calls, split_reasoning
+from engine.model.normalise import split_reasoning
 from engine.model.overflow import PromptCheck, SilentTruncation, prompt_token_floor, server_token_counter
 from engine.model.replies import Chunk, Completion, ToolCallPart, UsageBlock, ValidationError, describe
 from engine.model.requestlimits import (
@@ -33,6 +33,7 @@ from engine.model.requestlimits import (
     read_capped,
     sse_lines,
 )
+from engine.model.textcalls import read_text_calls
 
 # What each server says when the conversation does not fit (their sources and trackers, site_src/servers/):
 # llama.cpp exceed_context_size_error, vLLM "maximum context length", LM Studio "Trying to keep the first N
@@ -109,10 +110,7 @@ def _quote(text: str, limit: int = 300) -> str:
 
 def _error_in_200(text: str) -> str | None:
     """The error object of a 200 body that carries one instead of choices, as JSON text; else None."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
+    data = modeljson.try_loads(text)  # a server's body: bounded like a model's text
     if isinstance(data, dict) and "error" in data and not data.get("choices"):
         return json.dumps(data["error"])[:2000]
     return None
@@ -255,7 +253,7 @@ class _StreamState:
 
 def _complete_json(parts: list[str]) -> bool:
     try:
-        json.loads("".join(parts))
+        modeljson.loads("".join(parts))
     except json.JSONDecodeError:
         return False
     return True
@@ -370,10 +368,11 @@ class ChatClient:
                     delay *= 0.5 + random.random() / 2
                 await asyncio.sleep(delay)
         if tools and not reply.tool_calls and reply.content:
-            names = {t["function"]["name"] for t in tools if "function" in t}
-            recovered, rest = extract_text_tool_calls(reply.content, names)
-            if recovered:
-                reply = _cap_calls(reply.model_copy(update={"tool_calls": recovered, "content": rest}), self.limits)
+            schemas = {t["function"]["name"]: t["function"].get("parameters") or {} for t in tools if "function" in t}
+            written = read_text_calls(reply.content, schemas, max_calls=self.limits.max_tool_calls)
+            if written.calls:
+                reply = reply.model_copy(update={"tool_calls": list(written.calls), "content": written.rest,
+                                                 "tool_calls_refused": reply.tool_calls_refused + written.refused})
         self._observe_thinking(reply)
         if self._prompt_check is not None:
             await self._prompt_check.after_reply(body, reply.usage)

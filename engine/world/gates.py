@@ -20,12 +20,12 @@ final message reports an action that no successful call did to the object it nam
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.core import modeljson
 from engine.world.answers import answer_failures
 from engine.world.asks import asks_for
 from engine.world.claims import backing, check_claims
@@ -142,7 +142,7 @@ def efficiency_share(replay: Replay, spec: GradeSpec) -> Finding:
 def _call_key(outcome: ToolOutcome) -> str:
     """The call as tool and canonical arguments, so that two spellings of the same arguments are one call."""
     try:
-        args = canonical_json(json.loads(outcome.arguments or "{}"))
+        args = canonical_json(modeljson.loads(outcome.arguments or "{}"))
     except ValueError:
         args = outcome.arguments.strip()
     return f"{outcome.name}({args})"

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from engine.core import modeljson
 from engine.core.schema import ToolCall
 from engine.world.errors import ToolError, WorldSpecError
 from engine.world.failures import FailureInjection, injected_answer
@@ -123,16 +124,18 @@ def _run(world: World, call: ToolCall) -> ToolOutcome:
     tool = world.tools.get(call.name)
     if tool is None:
         names = ", ".join(world.tools) or "none"
+        # A call with no name is one written as text that could not be read (engine/model/textcalls.py).
+        what = f"unknown tool {call.name!r}" if call.name else "the call names no tool (it could not be read)"
         return ToolOutcome(
             **base,
             error=True,
             error_kind="unknown_tool",
-            content=_error(f"unknown tool {call.name!r}; available tools: {names}"),
+            content=_error(f"{what}; available tools: {names}"),
         )
     # Some servers send "" for a call without arguments; an API accepts that as {}.
     text = call.arguments.strip() or "{}"
     try:
-        parsed = json.loads(text)
+        parsed = modeljson.loads(text)  # bounded: deep nesting, huge numbers, NaN and lone surrogates refused
     except json.JSONDecodeError as exc:
         return ToolOutcome(
             **base,

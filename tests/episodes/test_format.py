@@ -243,6 +243,18 @@ def test_unparseable_reply_fails_every_json_check():
     assert "not valid JSON" in trial.grade.details["failed"]["json_only"]
 
 
+@pytest.mark.parametrize(("text", "why"), [
+    ("[" * 1200, "nested deeper than"),  # was a RecursionError that ended the run
+    ('{"service": "api", "replicas": ' + "7" * 5000 + "}", "a number of 5000 characters"),  # was a ValueError
+    ('{"service": "\\ud800"}', None),  # a lone surrogate: read, and the result file still written
+])
+def test_an_answer_no_json_reader_could_hold_is_a_failed_trial_not_a_crash(text, why):
+    trial = replay("fmt_escaped_config", [Action(text=text)])
+    assert trial.error is None and trial.grade is not None and not trial.passed
+    if why is not None:
+        assert why in trial.grade.details["failed"]["json_only"]
+
+
 def test_fenced_reply_still_scores_its_content():
     trial = replay("fmt_incident_json", [Action(text="```json\n" + dumps(INCIDENT) + "\n```")])
     assert trial.grade is not None

@@ -246,6 +246,59 @@ def test_calls_written_as_text_are_executed_and_flagged():
     assert all(c.from_text for c in calls)
 
 
+_CITIES = ("Porto", "Seville", "Valencia", "Bilbao")
+_WEATHER_AS_TEXT = {
+    "hermes_tags": "\n".join(f'<tool_call>{{"name": "get_weather", "arguments": {{"city": "{c}"}}}}</tool_call>'
+                              for c in _CITIES),
+    "llama_python_tag_semicolons": "<|python_tag|>" + "; ".join(
+        f'{{"name": "get_weather", "parameters": {{"city": "{c}"}}}}' for c in _CITIES) + "<|eom_id|>",
+    "llama_function_tags": "".join(f'<function=get_weather>{{"city": "{c}"}}</function>' for c in _CITIES),
+    "qwen_coder_parameters": "".join(
+        f"<tool_call>\n<function=get_weather>\n<parameter=city>\n{c}\n</parameter>\n</function>\n</tool_call>\n"
+        for c in _CITIES),
+    "mistral_list": "[TOOL_CALLS] " + json.dumps([{"name": "get_weather", "arguments": {"city": c}} for c in _CITIES]),
+    "mistral_v11": "".join(f'[TOOL_CALLS]get_weather[ARGS]{{"city": "{c}"}}' for c in _CITIES),
+    "granite": "<|tool_call|>" + json.dumps([{"name": "get_weather", "arguments": {"city": c}} for c in _CITIES]),
+    "gemma_tool_code": "Checking all four.\n```tool_code\n" + "\n".join(
+        f'get_weather(city="{c}")' for c in _CITIES) + "\n```",
+    "escaped_arguments": "\n".join(
+        "<tool_call>" + json.dumps({"name": "get_weather", "arguments": json.dumps({"city": c})}) + "</tool_call>"
+        for c in _CITIES),
+}
+
+
+@pytest.mark.parametrize("text", list(_WEATHER_AS_TEXT.values()), ids=list(_WEATHER_AS_TEXT))
+def test_an_episode_goes_on_after_calls_written_in_any_text_format(text):
+    """A server without a tool parser passes the model's calls through as text: the client reads them, the
+    episode executes them and asks again, and the trial is graded like one with native calls."""
+    trial = replay("tl_parallel_weather", [say(text), say(CASES["tl_parallel_weather"].gold[-1].text)])
+    assert trial.passed, trial.grade.reason
+    assert trial.grade.details["text_calls"] == 4
+    tool_messages = [t.content for t in trial.turns if t.role == "tool"]
+    assert len(tool_messages) == 4 and all('"temp_c"' in m for m in tool_messages)
+    assert "get_weather" not in trial.turns[2].content  # the markup left the stored answer text
+
+
+def test_a_text_call_that_cannot_be_read_is_answered_recorded_and_the_model_tries_again():
+    replies = [
+        say('Listing first.\n<tool_call>{"name": "kv_list", "arguments": {"prefix": payments.}}</tool_call>'),
+        say('<tool_call>{"name": "kv_list", "arguments": {"prefix": "payments."}}</tool_call>'),
+        say('<tool_call>{"name": "kv_set", "arguments": {"key": "payments.endpoint", '
+            '"value": "https://pay-v2.internal/api"}}</tool_call>'),
+        say("The version was already bumped; I switched the endpoint."),
+    ]
+    trial = replay("tl_two_part_half_done", replies)
+    assert trial.error is None and trial.grade.details["stopped"] == "answered"
+    first = trial.turns[2]
+    assert first.role == "assistant" and first.content == "Listing first."
+    assert first.tool_calls[0].from_text and "payments.}" in first.tool_calls[0].arguments
+    assert [t.content for t in trial.turns if t.role == "tool"][0].startswith(
+        "Error: the arguments of kv_list are not valid JSON")
+    malformed = trial.grade.details["malformed_calls"]
+    assert [(m["turn"], m["tool"], m["kind"]) for m in malformed] == [(1, "kv_list", "invalid_json")]
+    assert trial.grade.breakdown["goal_match"] == 1.0
+
+
 def test_a_final_answer_that_only_contains_text_is_not_mistaken_for_a_call():
     # JSON naming a tool the task does not offer stays plain text: the episode ends, nothing is executed.
     trial = replay("tl_wind_hold", [say('{"name": "delete_everything", "arguments": {}}')])

@@ -4,11 +4,12 @@ the stream on a real loopback server, and a run that records the cut reply as th
 from __future__ import annotations
 
 import asyncio
+import time
 
 from engine.core.results import load_run_file
 from engine.episodes.textcheck import truncation_class
 from engine.model.client import ChatClient, ClientSettings
-from engine.model.loopstop import MIN_SPAN, LoopWatch, certainly_degenerate, cycle_span
+from engine.model.loopstop import MIN_SPAN, LoopWatch, certainly_degenerate, cycle_span, next_check
 from engine.run.runner import run_benchmark
 from tests.helpers.fake_servers import FakeLlamaCpp, Say
 from tests.model.servers.conftest import run_request
@@ -39,6 +40,31 @@ def test_real_answers_that_repeat_a_little_are_not():
 def test_the_watch_checks_only_every_so_often():
     watch = LoopWatch()
     assert not watch.due(10) and watch.due(300) and not watch.due(400)
+
+
+def test_the_checks_of_a_long_stream_grow_with_it_so_their_cost_stays_linear():
+    """A check reads the whole text; at a fixed step a 250K-character stream was checked ~1,000 times over
+    a growing text. Growing steps check it a few dozen times, and a loop is still caught within an eighth."""
+    watch, checks = LoopWatch(), []
+    for size in range(8, 250_001, 8):
+        if watch.due(size):
+            checks.append(size)
+    assert checks[:8] == [256 * i for i in range(1, 9)]  # short texts: every 256 characters, as before
+    assert len(checks) < 60
+    assert all(b - a <= max(256, a // 8) + 8 for a, b in zip(checks, checks[1:], strict=False))
+    assert next_check(100_000) == 112_500
+
+
+def test_a_long_stream_of_hostile_text_is_watched_in_bounded_time():
+    """Guard with a generous bound (the figure: benchmarks/bench_reply_parsing.py): 250K characters of
+    unclosed think tags and of prose, fed in 8-character deltas as the client feeds them."""
+    for text in (("<think>x " * 30_000)[:250_000], (PROSE * 30)[:250_000]):
+        watch, parts, started = LoopWatch(), [], time.perf_counter()
+        for at in range(0, len(text), 8):
+            parts.append(text[at:at + 8])
+            if watch.due(at + 8) and watch.looping("".join(parts), ""):
+                break
+        assert time.perf_counter() - started < 10.0
 
 
 def _looping_server():

@@ -1,15 +1,13 @@
-"""Reasoning apart from the answer, and tool calls written as text, in every shape servers and models use."""
+"""Reasoning apart from the answer, in every shape servers and models use, read in linear time."""
 
 from __future__ import annotations
 
-import json
+import time
 
 import pytest
 
 from engine.model.client import prompt_token_floor
-from engine.model.normalise import extract_text_tool_calls, split_reasoning, tool_calls_from_text
-
-NAMES = {"lookup", "refund"}
+from engine.model.normalise import split_reasoning
 
 
 @pytest.mark.parametrize(
@@ -47,38 +45,25 @@ def test_a_word_like_analysis_inside_an_answer_is_left_alone():
     assert split_reasoning(text) == (text, None)
 
 
-@pytest.mark.parametrize(
-    "content,name,args",
-    [
-        ('<tool_call>{"name": "lookup", "arguments": {"q": "x"}}</tool_call>', "lookup", {"q": "x"}),
-        ('[TOOL_CALLS] [{"name": "refund", "arguments": {"order": 7}}]', "refund", {"order": 7}),
-        ('<|python_tag|>{"name": "lookup", "parameters": {"q": "y"}}<|eom_id|>', "lookup", {"q": "y"}),
-        ('<function=lookup>{"q": "z"}</function>', "lookup", {"q": "z"}),
-        ('```json\n{"name": "lookup", "arguments": {"q": "f"}}\n```', "lookup", {"q": "f"}),
-        ('{"function": {"name": "refund", "arguments": "{\\"order\\": 1}"}}', "refund", {"order": 1}),
-    ],
-)
-def test_tool_calls_written_as_text_are_recovered_and_flagged(content, name, args):
-    calls, rest = extract_text_tool_calls(content, NAMES)
-    assert [(c.name, json.loads(c.arguments), c.from_text) for c in calls] == [(name, args, True)]
-    assert rest == ""
+def test_a_lone_close_tag_makes_everything_before_it_reasoning_even_with_blocks_around():
+    # R1-style: the template opened the block, the model closed it, then answered; an earlier balanced
+    # block and a later one do not move the answer.
+    text = "<think>a</think>first thoughts\nstill thinking</think>\n\nThe answer is 7.<think>b</think>"
+    answer, reasoning = split_reasoning(text)
+    assert answer == "The answer is 7."
+    assert reasoning is not None and "first thoughts" in reasoning and "still thinking" in reasoning
 
 
-def test_text_around_a_recovered_call_is_kept_and_the_markup_removed():
-    calls, rest = extract_text_tool_calls(
-        'Let me check.\n<tool_call>{"name": "lookup", "arguments": {}}</tool_call>', NAMES
-    )
-    assert len(calls) == 1 and rest == "Let me check."
-
-
-def test_json_that_names_no_offered_tool_is_an_answer_not_a_call():
-    content = '{"name": "Alice", "arguments": "none"}'
-    assert tool_calls_from_text(content, NAMES) == []
-    assert extract_text_tool_calls(content, NAMES) == ([], content)
-
-
-def test_broken_json_is_not_a_call():
-    assert tool_calls_from_text('<tool_call>{"name": "lookup", "arguments": {</tool_call>', NAMES) == []
+@pytest.mark.parametrize("unit", ["<think>", "</think>", "<think></think>", "<think>x</think>y",
+                                  "<|channel|>analysis<|message|>", "<|channel|>final<|message|>", "analysis"])
+def test_a_quarter_million_characters_of_tags_is_read_in_linear_time(unit):
+    """Guard only (generous bound): the figure is benchmarks/bench_reply_parsing.py's. The old lazy patterns
+    took over a minute on some of these."""
+    text = unit * (250_000 // len(unit))
+    started = time.perf_counter()
+    answer, reasoning = split_reasoning(text)
+    assert time.perf_counter() - started < 2.0
+    assert len(answer) + len(reasoning or "") <= len(text)
 
 
 def test_prompt_floor_stays_below_an_honest_count():

@@ -38,6 +38,31 @@ def test_invalid_json(world: World, raw: str) -> None:
     assert out.args is None
 
 
+@pytest.mark.parametrize(("raw", "why"), [
+    ('{"key": "a", "value": ' + "[" * 1200 + "}", "nested deeper than"),  # RecursionError in json.loads
+    ('{"key": "a", "value": ' + "7" * 5000 + "}", "a number of 5000 characters"),  # the int-string limit
+    ('{"key": "a", "value": NaN}', "NaN is not a JSON value"),  # no canonical JSON, no state hash
+    ('{"key": "a", "value": 1e999}', "out of range"),
+])
+def test_arguments_no_json_reader_could_hold_are_refused_as_invalid_json(world: World, raw: str, why: str) -> None:
+    before = world.state_hash()
+    out = _run(world, "kv_set", raw)
+    assert out.error_kind == "invalid_json" and why in out.content and len(out.content) < 300
+    assert world.state_hash() == before
+
+
+def test_a_lone_surrogate_in_the_arguments_is_stored_as_a_replacement_character(world: World) -> None:
+    out = _run(world, "kv_set", '{"key": "app.mode", "value": "x\\ud800y"}')
+    assert not out.error and out.changed
+    assert world.state.kv.values["app.mode"] == "x\ufffdy"
+    world.state_hash()  # once a UnicodeEncodeError here
+
+
+def test_a_call_without_a_name_says_so(world: World) -> None:
+    out = _run(world, "", "garbage")
+    assert out.error_kind == "unknown_tool" and "names no tool" in out.content and "get_budget" in out.content
+
+
 @pytest.mark.parametrize("raw", ["[]", '"O-1"', "42", "null"])
 def test_arguments_must_be_an_object(world: World, raw: str) -> None:
     out = _run(world, "get_order", raw)

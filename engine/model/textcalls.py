@@ -1,0 +1,488 @@
+"""Tool calls a model wrote in its reply's text because the server did not parse them: the one reader.
+
+Small models behind a server without a tool parser for their family (or with a chat template that drops the
+``tools`` field) write their calls as text, each family in its own format. Read here:
+
+- ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, as many tags as the reply holds (Hermes, Qwen,
+  Granite 4; what the tools module's system prompt asks for when there is no native calling);
+- ``<|tool_call|>[{...}, ...]`` (Granite 3);
+- ``[TOOL_CALLS] [{...}, ...]`` (Mistral before v11) and ``[TOOL_CALLS]name[ARGS]{...}``, one marker per call,
+  with or without ``[CALL_ID]id`` and with ``[ARGS]`` dropped by a server that strips special tokens (v11+);
+- ``<|python_tag|>{"name": ..., "parameters": {...}}``, several calls separated by ``;`` (Llama 3.x), and a
+  Python-style call after the tag;
+- ``<function=name>{...}</function>`` (Llama 3.1) and ``<function=name><parameter=key>value</parameter>...
+  </function>`` (Qwen3-Coder; a value is typed by the tool's schema: text for a string parameter, JSON else);
+- a fenced ``tool_code`` block of Python-style calls, ``get_weather(city="Porto")`` (Gemma), read with
+  ``ast``: keyword arguments whose values are literals, nothing evaluated;
+- with none of those markers: fenced JSON, or a reply that is nothing but JSON values (Llama without its
+  tag, ``;``-separated), counted only when every value is a call of an offered tool, so ordinary JSON in
+  an answer is left alone.
+
+Arguments may be an object or a JSON string holding one (escaped once or twice). A marker whose call cannot be
+read (broken JSON, a positional or computed Python argument, no name) is not dropped: it becomes a call with
+the name if one was read (else ``""``) and the raw text as its arguments, clipped, so the world answers it
+with an error as it answers any malformed call, the model may try again, and the grade lists it.
+
+Every step is a forward scan (``str.find`` and anchored matches), each marker's text is read once, and JSON
+goes through :mod:`engine.core.modeljson`, so a 250,000-character reply is read in milliseconds whatever it
+holds.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core import modeljson
+from engine.core.schema import ToolCall
+
+#: The markers that open a call in each format; a marker's text runs to the next marker.
+_MARKER = re.compile(r"<tool_call>|<\|tool_call\|>|\[TOOL_CALLS\]|<\|python_tag\|>|<function=|```tool_code")
+#: Tokens that close a call (or the wrapper around one) and go with it when the call is taken out of the text.
+_CLOSERS = ("</tool_call>", "</function>", "<|eom_id|>", "<|eot_id|>", "<|end_of_text|>", "</s>")
+_FENCE = "```"
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}")
+_CALL_ID = re.compile(r"\[CALL_ID\][A-Za-z0-9_\-]{0,64}")
+_FUNCTION_NAME = re.compile(r"([^>\s]{1,128})>")
+_PARAMETER = re.compile(r"<parameter=([^>\s]{1,128})>")
+_SEPARATORS = " \t\r\n;,"
+_SPACE = re.compile(r"[ \t\r\n]*")
+_SEPARATED = re.compile(r"[ \t\r\n;,]*")
+#: Raw text kept as the arguments of a call that could not be read.
+RAW_CHARS = 2000
+#: The longest block of Python-style calls read; the parser's own limits are far above any real call.
+MAX_SOURCE_CHARS = 16_000
+
+Schemas = Mapping[str, Mapping[str, Any]]  # tool name -> its JSON-schema ``parameters``
+
+
+@dataclass(frozen=True)
+class TextCalls:
+    """What the reader found: the calls in order (at most ``max_calls``), the text with the markup of every
+    call taken out, how many of the calls could not be read (their arguments hold the raw text), and how many
+    calls past ``max_calls`` were left out."""
+
+    calls: tuple[ToolCall, ...]
+    rest: str
+    unread: int = 0
+    refused: int = 0
+
+
+@dataclass
+class _Found:
+    name: str
+    arguments: str
+    read: bool = True
+
+
+class _Unreadable(ValueError):
+    """A marker whose call cannot be read; ``end`` is where its own markup ends in the marker's text (its
+    closing tag), when it has one, so the text after that stays in the answer."""
+
+    def __init__(self, why: str, name: str = "", end: int | None = None):
+        super().__init__(why)
+        self.name = name
+        self.end = end
+
+    def closed_at(self, end: int) -> _Unreadable:
+        if self.end is None:
+            self.end = end
+        return self
+
+
+def read_text_calls(content: str, tools: Schemas | set[str], *, max_calls: int = 1000) -> TextCalls:
+    """The tool calls written in ``content``; ``tools`` are the offered tools (names, or names with their
+    parameter schemas, which type ``<parameter=...>`` values). At most ``max_calls`` are returned."""
+    schemas: Schemas = tools if isinstance(tools, Mapping) else {name: {} for name in tools}
+    markers = list(_MARKER.finditer(content))
+    past_cap = 0
+    if markers:
+        found, spans, past_cap = _marked(content, markers, schemas, max_calls)
+    else:
+        found, spans = _unmarked(content, schemas)
+    calls = tuple(
+        ToolCall(id=f"text_call_{i}", name=modeljson.clean(f.name)[:200], arguments=f.arguments, from_text=True)
+        for i, f in enumerate(found[:max_calls])
+    )
+    pieces, at = [], 0
+    for start, end in spans:
+        pieces.append(content[at:start])
+        at = end
+    pieces.append(content[at:])
+    return TextCalls(calls=calls, rest="".join(pieces).strip(), unread=sum(not f.read for f in found[:max_calls]),
+                     refused=max(0, len(found) - max_calls) + past_cap)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Marked formats
+
+
+def _marked(content: str, markers: list[re.Match[str]], schemas: Schemas,
+            max_calls: int) -> tuple[list[_Found], list[tuple[int, int]], int]:
+    """The calls of every marker up to ``max_calls``; the markers after that are counted, not read, and their
+    text stays in the answer (the third value: how many)."""
+    found: list[_Found] = []
+    spans: list[tuple[int, int]] = []
+    past_cap = 0
+    for k, marker in enumerate(markers):
+        limit = markers[k + 1].start() if k + 1 < len(markers) else len(content)
+        body = content[marker.end():limit]
+        kind = marker.group(0)
+        wrapper = kind == "<tool_call>" and k + 1 < len(markers) and not body.strip()
+        if len(found) >= max_calls:
+            past_cap += not wrapper
+            continue
+        if wrapper:
+            spans.append((marker.start(), limit))  # a wrapper around the next marker's call (Qwen3-Coder)
+            continue
+        try:
+            calls, used = _READERS[kind](body, schemas)
+        except _Unreadable as exc:
+            end = len(body) if exc.end is None else exc.end
+            found.append(_Found(exc.name, _raw(body[:end]), read=False))
+            fence = len(_FENCE) if kind == "```tool_code" and body.startswith(_FENCE, end) else 0
+            spans.append((marker.start(), marker.end() + _eat_closers(body, end + fence)))
+            continue
+        found.extend(calls)
+        spans.append((marker.start(), marker.end() + _eat_closers(body, used)))
+    return found, spans, past_cap
+
+
+def _tool_call_tag(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
+    """``<tool_call>`` JSON ``</tool_call>``: one object, a list, or several objects in one tag."""
+    close = body.find("</tool_call>")
+    used = len(body) if close < 0 else close
+    try:
+        return _json_calls(body[:used], explicit=True), used
+    except _Unreadable as exc:
+        raise exc.closed_at(used) from None
+
+
+def _json_after_marker(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
+    """``<|tool_call|>`` and ``<|python_tag|>``: JSON call objects (or lists of them) separated by ``;``; a
+    python tag followed by a Python-style call is read like a ``tool_code`` block."""
+    start = _skip(body, 0)
+    end = min((i for i in (body.find(c) for c in _CLOSERS) if i >= 0), default=len(body))
+    try:
+        if body.startswith(("{", "["), start):
+            values, used = _json_values(body, start)
+            return _calls_of(values, explicit=True), used
+        return _python_calls(body[:end]), end
+    except _Unreadable as exc:
+        raise exc.closed_at(end) from None
+
+
+def _mistral(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
+    """``[TOOL_CALLS] [...]`` (a JSON list) or ``[TOOL_CALLS]name[CALL_ID]id[ARGS]{...}``."""
+    start = _skip(body, 0)
+    if body.startswith(("{", "["), start):
+        values, end = _json_values(body, start)
+        return _calls_of(values, explicit=True), end
+    name = _NAME.match(body, start)
+    if name is None:
+        raise _Unreadable("no tool name after [TOOL_CALLS]")
+    at = name.end()
+    call_id = _CALL_ID.match(body, at)
+    if call_id is not None:
+        at = call_id.end()
+    if body.startswith("[ARGS]", at):
+        at += len("[ARGS]")
+    elif call_id is None and not body.startswith("{", _skip(body, at)):
+        raise _Unreadable("no [ARGS] or arguments after the name")  # prose after the marker: no name read
+    at = _skip(body, at)
+    try:
+        args, end = modeljson.raw_decode(body, at)
+    except json.JSONDecodeError as exc:
+        raise _Unreadable(f"arguments: {exc.msg}", name.group(0)) from None
+    return [_Found(name.group(0), _arguments(args))], end
+
+
+def _function_tag(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
+    """``<function=name>`` then a JSON object or ``<parameter=key>value</parameter>`` pairs, to ``</function>``."""
+    head = _FUNCTION_NAME.match(body)
+    if head is None:
+        raise _Unreadable("no '>' after the function name")
+    name = head.group(1)
+    close = body.find("</function>", head.end())
+    used = len(body) if close < 0 else close
+    try:
+        return [_Found(name, _function_arguments(body[head.end():used], name, schemas))], used
+    except _Unreadable as exc:
+        raise exc.closed_at(used) from None
+
+
+def _function_arguments(inner: str, name: str, schemas: Schemas) -> str:
+    text = inner.strip()
+    if not text:
+        return "{}"
+    if text.startswith("{"):
+        try:
+            return _arguments(modeljson.loads(text))
+        except json.JSONDecodeError as exc:
+            raise _Unreadable(f"arguments: {exc.msg}", name) from None
+    if "<parameter=" in text:
+        return _parameters(text, schemas.get(name, {}), name)
+    raise _Unreadable("neither JSON nor <parameter=...> after the function name", name)
+
+
+def _parameters(text: str, schema: Mapping[str, Any], name: str) -> str:
+    """``<parameter=key>value</parameter>`` pairs as a JSON object: text for a parameter the schema types as
+    a string, a JSON value (text when it is not one) for the others."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    props = props if isinstance(props, Mapping) else {}
+    args: dict[str, Any] = {}
+    at = 0
+    while (m := _PARAMETER.search(text, at)) is not None:
+        close = text.find("</parameter>", m.end())
+        if close < 0:
+            raise _Unreadable(f"<parameter={m.group(1)}> is never closed", name)
+        key, raw = m.group(1), text[m.end():close].strip("\n")
+        kind = props.get(key, {}).get("type") if isinstance(props.get(key), Mapping) else None
+        if kind == "string":
+            args[key] = raw
+        else:
+            value = modeljson.try_loads(raw)
+            args[key] = raw if value is None else value
+        at = close + len("</parameter>")
+    return json.dumps(modeljson.cleaned(args), ensure_ascii=False)
+
+
+def _tool_code(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
+    """A fenced ``tool_code`` block (Gemma): Python-style calls up to the closing fence."""
+    close = body.find(_FENCE)
+    source = body if close < 0 else body[:close]
+    try:
+        return _python_calls(source), (len(body) if close < 0 else close + len(_FENCE))
+    except _Unreadable as exc:
+        # The raw text is the block's; the span takes its closing fence too.
+        exc.end = len(body) if close < 0 else close
+        raise
+
+
+_READERS = {
+    "<tool_call>": _tool_call_tag,
+    "<|tool_call|>": _json_after_marker,
+    "<|python_tag|>": _json_after_marker,
+    "[TOOL_CALLS]": _mistral,
+    "<function=": _function_tag,
+    "```tool_code": _tool_code,
+}
+
+
+# --------------------------------------------------------------------------------------------------------
+# Python-style calls (Gemma's tool_code, Llama's python tag)
+
+
+def _python_calls(source: str) -> list[_Found]:
+    """Each line a call ``name(key=literal, ...)``, maybe inside ``print(...)``; the callee may be dotted
+    (``default_api.get_weather``: the last part is the name). Values go through ``ast.literal_eval``: literals
+    only, nothing is evaluated."""
+    text = source.strip()
+    if not text:
+        raise _Unreadable("an empty call block")
+    if len(text) > MAX_SOURCE_CHARS:
+        raise _Unreadable(f"a call block of more than {MAX_SOURCE_CHARS} characters")
+    try:
+        tree = ast.parse(text, mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        # MemoryError and RecursionError are the parser's own stack limits on absurd nesting, not the process's.
+        raise _Unreadable(f"not Python: {type(exc).__name__}") from None
+    found = []
+    for statement in tree.body:
+        node = statement.value if isinstance(statement, ast.Expr) else None
+        if isinstance(node, ast.Call) and _callee(node) == "print" and len(node.args) == 1 and not node.keywords:
+            node = node.args[0]
+        if not isinstance(node, ast.Call) or not _callee(node):
+            raise _Unreadable("a statement that is not a call")
+        name = _callee(node)
+        if node.args:
+            raise _Unreadable("positional arguments (only key=value is read)", name)
+        args: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise _Unreadable("**arguments", name)
+            try:
+                args[keyword.arg] = _plain(ast.literal_eval(keyword.value))
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                raise _Unreadable(f"the value of {keyword.arg} is not a literal", name) from None
+        try:
+            text_args = json.dumps(modeljson.cleaned(args), ensure_ascii=False, allow_nan=False)
+        except ValueError:
+            raise _Unreadable("a number out of range", name) from None
+        found.append(_Found(name, text_args))
+    return found
+
+
+def _callee(node: ast.Call) -> str:
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        # default_api.get_weather(...) names get_weather; Llama's built-ins are written brave_search.call(...)
+        if func.attr == "call" and isinstance(func.value, ast.Name):
+            return func.value.id
+        return func.attr
+    return ""
+
+
+def _plain(value: Any) -> Any:
+    """A literal as JSON data: tuples become lists; sets, bytes and complex numbers are refused."""
+    if isinstance(value, (str, bool, int, float)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _plain(v) for k, v in value.items()}
+    raise ValueError(f"{type(value).__name__} is not a JSON value")
+
+
+# --------------------------------------------------------------------------------------------------------
+# JSON calls
+
+
+def _json_values(text: str, start: int) -> tuple[list[Any], int]:
+    """JSON values from ``start``, separated by whitespace, ``;`` or ``,``; stops before the first thing
+    that is not one. Unreadable when not even the first value parses."""
+    values: list[Any] = []
+    at = end = start
+    while at < len(text) and text[at] in "{[":
+        try:
+            value, at = modeljson.raw_decode(text, at)
+        except json.JSONDecodeError as exc:
+            if not values:
+                raise _Unreadable(exc.msg, _name_in(text[start:])) from None
+            break
+        values.append(value)
+        end = at
+        at = _skip(text, at, _SEPARATED)
+    return values, end
+
+
+def _json_calls(text: str, *, explicit: bool) -> list[_Found]:
+    """The calls in a text that must be JSON call objects and nothing else."""
+    start = _skip(text, 0)
+    values, end = _json_values(text, start)
+    if not values or text[end:].strip(_SEPARATORS):
+        raise _Unreadable("not JSON", _name_in(text))
+    return _calls_of(values, explicit=explicit)
+
+
+def _calls_of(values: list[Any], *, explicit: bool) -> list[_Found]:
+    found = []
+    for value in values:
+        for obj in value if isinstance(value, list) else [value]:
+            call = _call_object(obj)
+            if call is None:
+                if explicit:
+                    raise _Unreadable("a JSON value that is not a call object")
+                continue
+            found.append(call)
+    if explicit and not found:
+        raise _Unreadable("no call")
+    return found
+
+
+def _call_object(obj: Any) -> _Found | None:
+    """``{"name", "arguments" | "parameters"}`` or ``{"function": {"name", "arguments"}}``."""
+    if not isinstance(obj, dict):
+        return None
+    if isinstance(obj.get("function"), dict):
+        obj = obj["function"]
+    name = obj.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    return _Found(name, _arguments(obj.get("arguments", obj.get("parameters"))))
+
+
+def _arguments(value: Any) -> str:
+    """The arguments as the text a native call carries: an object as JSON; a string holding JSON (escaped once
+    or twice) unwrapped to it; anything else as written, for the world to refuse."""
+    if value is None:
+        return "{}"
+    for _ in range(2):
+        if not isinstance(value, str):
+            break
+        inner = modeljson.try_loads(value)
+        if isinstance(inner, dict):
+            return value.strip()
+        if not isinstance(inner, str):
+            return value
+        value = inner
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+_NAME_FIELD = re.compile(r'"name"\s{0,8}:\s{0,8}"([A-Za-z_][A-Za-z0-9_.\-]{0,127})"')
+
+
+def _name_in(text: str) -> str:
+    """The ``"name": "..."`` of a call whose JSON is broken, so its error names the tool."""
+    m = _NAME_FIELD.search(text, 0, 2000)
+    return m.group(1) if m else ""
+
+
+# --------------------------------------------------------------------------------------------------------
+# Unmarked: fenced JSON, or a reply that is only JSON
+
+
+def _unmarked(content: str, schemas: Schemas) -> tuple[list[_Found], list[tuple[int, int]]]:
+    found: list[_Found] = []
+    spans: list[tuple[int, int]] = []
+    at = 0
+    while (open_at := content.find("```", at)) >= 0:
+        close = content.find("```", open_at + 3)
+        if close < 0:
+            break
+        block = content[open_at + 3:close]
+        newline = block.find("\n")
+        label = block[:newline].strip().lower() if newline >= 0 else ""
+        if label in ("", "json"):
+            payload = block[newline + 1:] if newline >= 0 else block.removeprefix("json")
+            calls = _offered(payload, schemas)
+            if calls:
+                found.extend(calls)
+                spans.append((open_at, close + 3))
+        at = close + 3
+    if not found and content.lstrip().startswith(("{", "[")):
+        calls = _offered(content, schemas)
+        if calls:
+            found, spans = calls, [(0, len(content))]
+    return found, spans
+
+
+def _offered(text: str, schemas: Schemas) -> list[_Found]:
+    """Calls when ``text`` is nothing but JSON call objects naming offered tools; else none."""
+    try:
+        calls = _json_calls(text, explicit=False)
+    except _Unreadable:
+        return []
+    return calls if calls and all(c.name in schemas for c in calls) else []
+
+
+# --------------------------------------------------------------------------------------------------------
+
+
+def _skip(text: str, at: int, pattern: re.Pattern[str] = _SPACE) -> int:
+    return pattern.match(text, at).end()  # type: ignore[union-attr]  # a starred class always matches
+
+
+def _eat_closers(body: str, at: int) -> int:
+    """``at`` moved past whitespace and closing tokens, so a call's markup leaves the text whole."""
+    while True:
+        at = _skip(body, at)
+        for closer in _CLOSERS:
+            if body.startswith(closer, at):
+                at += len(closer)
+                break
+        else:
+            return at
+
+
+def _raw(body: str) -> str:
+    text = body.strip()
+    return text if len(text) <= RAW_CHARS else text[:RAW_CHARS] + f"… [{len(text) - RAW_CHARS} chars clipped]"

@@ -1,0 +1,187 @@
+"""Tool calls written as text: every format the reader reads, what it does with one it cannot read, and that it
+stays linear on a quarter of a million characters of hostile markup."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.core import modeljson
+from engine.model.textcalls import RAW_CHARS, read_text_calls
+
+TOOLS = {
+    "get_weather": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}},
+    "lookup": {"type": "object", "properties": {"q": {"type": "string"}}},
+}
+PORTO = ("get_weather", {"city": "Porto"})
+OSLO = ("get_weather", {"city": "Oslo"})
+
+
+def read(text: str, **kw):
+    found = read_text_calls(text, TOOLS, **kw)
+    calls = [(c.name, json.loads(c.arguments)) for c in found.calls]
+    assert all(c.from_text for c in found.calls)
+    assert len({c.id for c in found.calls}) == len(found.calls)
+    return calls, found
+
+
+FORMATS = {
+    "hermes_several_tags": (
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Porto"}}</tool_call>\n'
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>', [PORTO, OSLO]),
+    "qwen_two_objects_in_one_tag": (
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Porto"}}\n'
+        '{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>', [PORTO, OSLO]),
+    "openai_shape_in_a_tag": (
+        '<tool_call>{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Porto"}}}'
+        '</tool_call>', [PORTO]),
+    "llama_python_tag": ('<|python_tag|>{"name": "get_weather", "parameters": {"city": "Porto"}}<|eom_id|>', [PORTO]),
+    "llama_python_tag_semicolons": (
+        '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Porto"}}; '
+        '{"name": "get_weather", "parameters": {"city": "Oslo"}}<|eot_id|>', [PORTO, OSLO]),
+    "llama_python_tag_builtin_call": ('<|python_tag|>brave_search.call(query="rain")<|eom_id|>',
+                                      [("brave_search", {"query": "rain"})]),
+    "llama_function_tag": ('<function=get_weather>{"city": "Porto"}</function>', [PORTO]),
+    "llama_function_tags_several": (
+        '<function=get_weather>{"city": "Porto"}</function><function=get_weather>{"city": "Oslo"}</function>',
+        [PORTO, OSLO]),
+    "qwen_coder_parameters_typed_by_schema": (
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\n4000\n</parameter>\n"
+        "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>",
+        [("get_weather", {"city": "4000", "days": 3})]),
+    "function_tag_without_arguments": ("<function=lookup></function>", [("lookup", {})]),
+    "mistral_list": (
+        '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Porto"}}, '
+        '{"name": "lookup", "arguments": {"q": "x"}}]', [PORTO, ("lookup", {"q": "x"})]),
+    "mistral_v11_several": (
+        '[TOOL_CALLS]get_weather[ARGS]{"city": "Porto"}[TOOL_CALLS]get_weather[ARGS]{"city": "Oslo"}',
+        [PORTO, OSLO]),
+    "mistral_v13_call_id": ('[TOOL_CALLS]get_weather[CALL_ID]a1B2c3D4e[ARGS]{"city": "Porto"}', [PORTO]),
+    "mistral_args_token_stripped": ('[TOOL_CALLS]get_weather{"city": "Porto"}', [PORTO]),
+    "granite": ('<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Porto"}}, '
+                '{"name": "get_weather", "arguments": {"city": "Oslo"}}]', [PORTO, OSLO]),
+    "gemma_tool_code": (
+        '```tool_code\nget_weather(city="Porto")\nprint(default_api.get_weather(city="Oslo", days=2))\n```',
+        [PORTO, ("get_weather", {"city": "Oslo", "days": 2})]),
+    "gemma_literals_of_every_kind": (
+        "```tool_code\nlookup(q='x', opts={'a': (1, 2.5)}, flag=True, none=None, neg=-3)\n```",
+        [("lookup", {"q": "x", "opts": {"a": [1, 2.5]}, "flag": True, "none": None, "neg": -3})]),
+    "fenced_json": ('```json\n{"name": "get_weather", "arguments": {"city": "Porto"}}\n```', [PORTO]),
+    "bare_json_semicolons": ('{"name": "get_weather", "parameters": {"city": "Porto"}};\n'
+                             '{"name": "get_weather", "parameters": {"city": "Oslo"}}', [PORTO, OSLO]),
+    "arguments_as_escaped_json": (
+        '<tool_call>{"name": "get_weather", "arguments": "{\\"city\\": \\"Porto\\"}"}</tool_call>', [PORTO]),
+    "arguments_escaped_twice": (
+        '<tool_call>' + json.dumps({"name": "get_weather", "arguments": json.dumps(json.dumps({"city": "Porto"}))})
+        + '</tool_call>', [PORTO]),
+}
+
+
+@pytest.mark.parametrize("text,expected", list(FORMATS.values()), ids=list(FORMATS))
+def test_every_format_is_read_and_its_markup_removed(text, expected):
+    calls, found = read(text)
+    assert calls == expected
+    assert found.rest == "" and found.unread == 0
+
+
+def test_the_text_around_calls_is_kept():
+    calls, found = read('I will check both.\n<tool_call>{"name": "get_weather", "arguments": {"city": "Porto"}}'
+                        '</tool_call>\nThen compare.\n[TOOL_CALLS]get_weather[ARGS]{"city": "Oslo"}\nBye.')
+    assert calls == [PORTO, OSLO]
+    assert found.rest == "I will check both.\nThen compare.\nBye."
+    calls, found = read("Looking it up.\n```tool_code\nget_weather(city='Porto')\n```\nOne moment.")
+    assert calls == [PORTO] and found.rest == "Looking it up.\nOne moment."
+
+
+@pytest.mark.parametrize("text", [
+    '{"name": "Alice", "arguments": "none"}',  # JSON that names no offered tool is an answer
+    '```json\n{"name": "delete_everything", "arguments": {}}\n```',
+    '{"name": "get_weather", "arguments": {"city": "Porto"}} and that is what I would call.',
+    "```python\nget_weather(city='Porto')\n```",  # only a tool_code block is a call block
+    "Plain answer with [brackets] and {braces}.",
+])
+def test_unmarked_json_or_code_that_is_not_only_offered_calls_is_an_answer(text):
+    calls, found = read(text)
+    assert calls == [] and found.rest == text.strip()
+
+
+# -- what cannot be read is kept as a malformed call -----------------------------------------------------
+
+UNREADABLE = {
+    "broken_json": ('<tool_call>{"name": "get_weather", "arguments": {</tool_call> after', "get_weather"),
+    "no_json_at_all": ("<tool_call>garbage</tool_call> after", ""),
+    "json_not_a_call": ('<tool_call>{"city": "Porto"}</tool_call> after', ""),
+    "cut_off_tag": ("after <tool_call>", ""),
+    "mistral_prose": ("after [TOOL_CALLS] Sorry, I cannot.", ""),
+    # a format with no closing tag runs to the next marker or the end: text before it stays
+    "mistral_broken_args": ('after [TOOL_CALLS]get_weather[ARGS]{"city": "Po', "get_weather"),
+    "granite_broken": ('after <|tool_call|>[{"name": "get_weather", "arguments": {"city"', "get_weather"),
+    "function_tag_prose": ("<function=get_weather>the city of Porto</function> after", "get_weather"),
+    "unclosed_parameter": ("<function=get_weather><parameter=city>Porto</function> after", "get_weather"),
+    "gemma_positional": ('```tool_code\nget_weather("Porto")\n```\nafter', "get_weather"),
+    "gemma_not_a_literal": ("```tool_code\nget_weather(city=input())\n```\nafter", "get_weather"),
+    "gemma_not_a_call": ("```tool_code\nx = 1\n```\nafter", ""),
+    "gemma_set_literal": ("```tool_code\nget_weather(city={'Porto'})\n```\nafter", "get_weather"),
+    "huge_number": ('<tool_call>{"name": "get_weather", "arguments": {"days": ' + "9" * 5000 + "}}</tool_call> after",
+                    "get_weather"),
+    "deep_nesting": ('<tool_call>{"name": "lookup", "arguments": {"q": ' + "[" * 1200 + "}}</tool_call> after",
+                     "lookup"),
+    "nan": ('<|python_tag|>{"name": "get_weather", "parameters": {"days": NaN}}<|eom_id|> after', "get_weather"),
+    "python_infinity": ("```tool_code\nget_weather(days=1e999)\n```\nafter", "get_weather"),
+}
+
+
+@pytest.mark.parametrize("text,name", list(UNREADABLE.values()), ids=list(UNREADABLE))
+def test_a_marked_call_that_cannot_be_read_becomes_a_malformed_call_with_its_raw_text(text, name):
+    found = read_text_calls(text, TOOLS)
+    assert len(found.calls) == 1 and found.unread == 1
+    call = found.calls[0]
+    assert call.name == name and call.from_text
+    assert len(call.arguments) <= RAW_CHARS + 40
+    # the arguments are never a readable object: the world answers them with an error
+    assert not isinstance(modeljson.try_loads(call.arguments), dict) or name == ""
+    assert found.rest == "after"  # the text after the call's own markup stays in the answer
+
+
+def test_nothing_in_a_tool_code_block_is_ever_run(tmp_path: Path):
+    marker = tmp_path / "ran"
+    text = f"```tool_code\nget_weather(city=__import__('pathlib').Path({str(marker)!r}).touch())\n```"
+    found = read_text_calls(text, TOOLS)
+    assert found.unread == 1 and not marker.exists()
+
+
+def test_lone_surrogates_in_arguments_become_replacement_characters():
+    for text, key in (('<tool_call>{"name": "lookup", "arguments": {"q": "a\\ud800b"}}</tool_call>', "q"),
+                      ("```tool_code\nlookup(q='a\\ud800b')\n```", "q"),
+                      # a parameter the schema does not type as a string is read as JSON
+                      ('<function=get_weather><parameter=days>\n"a\\ud800b"\n</parameter></function>', "days")):
+        found = read_text_calls(text, TOOLS)
+        assert json.loads(found.calls[0].arguments)[key] == "a\ufffdb"
+        found.calls[0].arguments.encode("utf-8")  # storable
+
+
+def test_calls_past_the_cap_are_counted_and_not_read():
+    text = '<tool_call>{"name": "lookup", "arguments": {}}</tool_call>' * 50
+    found = read_text_calls(text, TOOLS, max_calls=32)
+    assert len(found.calls) == 32 and found.refused == 18
+
+
+# -- bounded ---------------------------------------------------------------------------------------------
+
+HOSTILE_UNITS = ["<tool_call>", "<tool_call>{", "<tool_call>[", "[TOOL_CALLS] [", "[TOOL_CALLS]a[ARGS]{",
+                 "<|python_tag|>{", "<|python_tag|>a(", "<function=a>", "<function=a>{", "<function=a><parameter=x>",
+                 "```", "```json\n{", "```tool_code\na(x=[", "<|tool_call|>[", "{", "[", '"', "\\",
+                 '{"name":"lookup","arguments":{}}; ', "<tool_call>\n<function=a>\n"]
+
+
+@pytest.mark.parametrize("unit", HOSTILE_UNITS)
+def test_a_quarter_million_characters_of_markup_is_read_in_linear_time(unit):
+    """Guard only, with a generous bound; the measured figure is printed by benchmarks/bench_reply_parsing.py."""
+    text = unit * (250_000 // len(unit))
+    started = time.perf_counter()
+    found = read_text_calls(text, TOOLS, max_calls=32)
+    assert time.perf_counter() - started < 3.0
+    assert len(found.calls) <= 32
