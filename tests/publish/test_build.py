@@ -121,3 +121,11 @@ def test_plotly_is_vendored_and_loaded_only_by_the_board_script(fleet_site: Path
     slug = json.loads((fleet_site / "leaderboard.json").read_text(encoding="utf-8"))["rows"][0]["slug"]
     card = (fleet_site / "models" / slug / "index.html").read_text(encoding="utf-8")
     assert 'data-plotly-src="../../assets/plotly.min.js"' in card
+
+
+def test_the_404_page_leads_somewhere(committed_site: Path) -> None:
+    page = (committed_site / "404.html").read_text(encoding="utf-8")
+    assert "Page not found" in page
+    for target in ("leaderboard/", "methodology/"):
+        assert re.search(rf'<a href="[^"]*/{target}">', page), target
+    assert re.search(r'<a href="[^"]*/\.?">Home</a>', page)  # "/." as Material's own logo link
