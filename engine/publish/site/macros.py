@@ -210,6 +210,12 @@ def define_env(env: Any) -> None:
         return "\n".join(lines)
 
     @env.macro
+    def glossary() -> str:
+        from engine.publish.glossary import glossary_markdown
+
+        return glossary_markdown()
+
+    @env.macro
     def module_weights_table() -> str:
         return weights_table_markdown()
 
