@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import math
-import re
 from pathlib import Path
 
 from engine.index.schema import SIZE_CLASS_LIMITS, size_class

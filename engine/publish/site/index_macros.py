@@ -126,7 +126,8 @@ def render_table_html(rows: list[dict], pages: dict[str, str] | None = None) -> 
     size_opts = "".join(f'<option value="{esc(s)}"{title_attr(sizes[s])}>{esc(s)}</option>' for s in SIZE_CLASSES)
     filters = (
         '<div class="sli-filters">'
-        f'<label{title_attr("; ".join(sizes.values()))}>Size <select data-filter="size"><option value="">All</option>{size_opts}</select></label> '
+        f'<label{title_attr("; ".join(sizes.values()))}>Size <select data-filter="size">'
+        f'<option value="">All</option>{size_opts}</select></label> '
         '<label>Region <select data-filter="region"><option value="">All</option>'
         f"{region_opts}</select></label> "
         '<label><input type="checkbox" data-filter="open"> Fully open</label> '
