@@ -20,6 +20,7 @@ from engine.commands.score import result_files_in, weights_arg
 from engine.core.errors import UserError
 from engine.core.models_file import ModelEntry, ModelsFile, default_models_path, load_models
 from engine.core.reference_setting import load_reference_setting, setting_path_for
+from engine.core.results import FLEET_DIR
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES
 
@@ -222,7 +223,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Scored at the k of the folder's setting.yaml where it has one (as the board is), else at the "
         f"largest trial count of its files. {VERDICTS_HELP}",
     )
-    p.add_argument("--results-dir", "-d", type=Path, default=Path("results"), help="folder of result files")
+    p.add_argument(
+        "--results-dir",
+        "-d",
+        type=Path,
+        default=FLEET_DIR,
+        help=f"folder of result files (default: {FLEET_DIR.as_posix()}, the reference fleet)",
+    )
     p.add_argument("--module", "-m", help="restrict scores, tests and items to one module")
     p.add_argument("--models", type=Path, help="models.yaml for sizes (default ./models.yaml)")
     weights_arg(p)

@@ -9,6 +9,7 @@ from pathlib import Path
 from engine.analysis.scoring import DEFAULT_PRESET, PRESETS
 from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
+from engine.core.results import FLEET_DIR
 from engine.publish.board import board_from_dir, write_board_json
 from engine.publish.html import plural, standalone_html
 
@@ -24,7 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "for each run setting that differs from it.",
     )
     p.add_argument(
-        "--results-dir", type=Path, default=Path("results"), help="folder of result files (default: results)"
+        "--results-dir",
+        type=Path,
+        default=FLEET_DIR,
+        help=f"folder of result files (default: {FLEET_DIR.as_posix()}, the reference fleet)",
     )
     p.add_argument(
         "--setting",

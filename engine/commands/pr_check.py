@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from engine.bank.load import default_tasks_dir
+from engine.core.results import FLEET_DIR
 from engine.publish.pr_check import run_check
 from engine.run.rescore import sandbox_factory
 
@@ -25,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--base", required=True, help="the commit the pull request is based on (fetched)")
     p.add_argument("--root", type=Path, default=Path("."),
                    help="the pull request's checkout, read as data only (default: .)")
-    p.add_argument("--results-dir", type=Path, default=Path("results/reference"),
+    p.add_argument("--results-dir", type=Path, default=FLEET_DIR,
                    help="the folder of result files the board is built from, under --root (default: %(default)s)")
     p.add_argument("--tasks-dir", type=Path,
                    help="the task bank the trials are regraded against: the checker's own, never the pull "

@@ -29,6 +29,10 @@ def model_slug(model: str) -> str:
 
 # The name every raw result file ends in; judged and rescored files are named from it.
 RAW_SUFFIX = "_raw_results.json"
+# The reference fleet: the folder the board, the site and the PR check read. Every command that reads the
+# fleet defaults to it (a bare `sllmb leaderboard` or `sllmb items` then works in a checkout); `sllmb run`
+# still writes to results/ unless given --output, so a trial run never lands in the fleet by accident.
+FLEET_DIR = Path("results/reference")
 
 
 def default_output(model: str, results_dir: Path = Path("results")) -> Path:

@@ -272,11 +272,15 @@ class ModelEntry(Strict):
         return size_class(self.total_params_b)
 
 
+# The Small LM Index's size classes: (label, highest total params in billions, exclusive), in order. The
+# glossary (engine/publish/glossary.py) defines them on the site from this table.
+SIZE_CLASS_LIMITS: tuple[tuple[str, float], ...] = (
+    ("Tiny", 5.0),
+    ("Small", 15.0),
+    ("Medium", 40.0),
+    ("Large", float("inf")),
+)
+
+
 def size_class(total_params_b: float) -> str:
-    if total_params_b < 5:
-        return "Tiny"
-    if total_params_b < 15:
-        return "Small"
-    if total_params_b < 40:
-        return "Medium"
-    return "Large"
+    return next(label for label, below in SIZE_CLASS_LIMITS if total_params_b < below)

@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from engine.publish.board import Board, PairRow, Row
+from engine.publish.glossary import DET, JUDGED_DET, abbr, title_attr
 from engine.publish.reference import flag_text
 
 STATIC_DIR = Path(__file__).resolve().parent / "site" / "static"
@@ -248,8 +249,8 @@ def detail_panel(board: Board, links: Links) -> str:
     )
     heads = (
         '<th data-sort="num">#</th><th data-sort="text">Model</th><th data-sort="num">Params</th>'
-        f'{mod_heads}<th data-sort="num">Det score</th><th data-sort="num">Pass</th>'
-        '<th data-sort="num">Judged det</th><th data-sort="num">Judged pass</th>'
+        f'{mod_heads}<th data-sort="num"{title_attr(DET)}>Det score</th><th data-sort="num">Pass</th>'
+        f'<th data-sort="num"{title_attr(JUDGED_DET)}>Judged det</th><th data-sort="num">Judged pass</th>'
         '<th data-sort="num">Tasks</th><th data-sort="num">Run time (min)</th>'
         '<th data-sort="num">tok/s</th><th data-sort="num">First-try code</th>'
         '<th data-sort="num" title="share of verdicts resting on a check that could not decide">Unsure</th>'
@@ -462,7 +463,8 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
     )
     modules = (
         f'{SCROLL}<table class="lb-t"><thead><tr><th>Module</th><th>Weight</th><th>Tasks</th><th>pass^k</th>'
-        "<th>Det</th><th>Judged pass^k</th><th>Judged det</th><th></th></tr></thead>"
+        f"<th>{abbr('Det', DET)}</th><th>Judged pass^k</th><th>{abbr('Judged det', JUDGED_DET)}</th><th></th>"
+        "</tr></thead>"
         f"<tbody>{mod_rows}</tbody></table></div>"
     )
     flagged = {f.field for f in row.flags}
@@ -512,7 +514,8 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
         )
     tasks = (
         '<div class="lb-scroll" tabindex="0" role="region" aria-label="tasks">'
-        '<table class="lb-t lb-tasks"><thead><tr><th>Task</th><th>Module</th><th>pass^k</th><th>Det</th>'
+        '<table class="lb-t lb-tasks"><thead><tr><th>Task</th><th>Module</th><th>pass^k</th>'
+        f"<th>{abbr('Det', DET)}</th>"
         f"<th>Passed</th><th>Trials</th></tr></thead><tbody>{''.join(task_rows)}</tbody></table></div>"
     )
     report_url = links.report(row.model)

@@ -26,7 +26,7 @@ from engine.analysis.judge import JudgedFile
 from engine.analysis.judge_check import rederive_judged
 from engine.core.errors import UserError
 from engine.core.models_file import ModelsFile, load_models
-from engine.core.results import RAW_SUFFIX, model_slug
+from engine.core.results import FLEET_DIR, RAW_SUFFIX, model_slug
 from engine.core.schema import RunFile
 from engine.index.data import load_entry
 from engine.publish.board import Board, board_from_dir
@@ -37,7 +37,7 @@ from engine.publish.reference import flag_text
 from engine.run.rederive import rederive_run
 from engine.run.rescore import regradable
 
-REFERENCE = "results/reference"
+REFERENCE = FLEET_DIR.as_posix()
 REPORTED = "results/reported"
 JUDGED_SUFFIX = "_judged.json"
 # Files of results/ a pull request may change without this check reading them: the fleet's notes and what

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -129,6 +130,26 @@ def test_items_bad_input(fleet, tmp_path, capsys, extra, message) -> None:
     assert message in err
     if message == "invalid models file":
         assert "models.0 (a).colour" in err and str(bad) in err
+
+
+def test_fleet_readers_default_to_the_reference_fleet(fleet, tmp_path, capsys, monkeypatch) -> None:
+    """A bare `sllmb items` / `sllmb leaderboard` in a checkout reads results/reference, where the fleet is
+    (CONTRIBUTING step 4 and the board page's `sllmb leaderboard --open` give no --results-dir)."""
+    root, paths = fleet
+    fleet_dir = tmp_path / "results" / "reference"
+    fleet_dir.mkdir(parents=True)
+    for path in paths:
+        shutil.copy(path, fleet_dir / path.name)
+    shutil.copy(root / "models.yaml", tmp_path / "models.yaml")
+    shutil.copy(ROOT / "results" / "reference" / "setting.yaml", fleet_dir / "setting.yaml")
+    # A stray run in results/ itself is not the fleet and must not be read.
+    (tmp_path / "results" / "stray_raw_results.json").write_text("not a result file")
+    monkeypatch.chdir(tmp_path)
+    assert main(["items", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["models"]) == len(paths)
+    assert main(["leaderboard", "-o", str(tmp_path / "board.html")]) == 0
+    assert f"{len(paths)} models" in capsys.readouterr().out
+    assert len(json.loads((tmp_path / "leaderboard.json").read_text())["rows"]) == len(paths)
 
 
 def test_items_on_an_empty_folder(tmp_path, capsys) -> None:

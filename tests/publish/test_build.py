@@ -58,12 +58,30 @@ def test_the_committed_board_says_what_the_committed_files_say(committed_site: P
         assert row["run_time_min"] == pytest.approx(run.provenance.duration_s / 60, abs=0.05)
 
 
-def test_every_methodology_page_is_in_the_nav(committed_site: Path) -> None:
+def _page_url(md: Path) -> str:
+    rel = md.relative_to(ROOT / "site_src").with_suffix("")
+    return f"{rel.as_posix()}/".replace("/index/", "/")
+
+
+@pytest.mark.parametrize("folder", ["methodology", "servers"])
+def test_every_page_of_a_section_is_in_the_nav(committed_site: Path, folder: str) -> None:
     home = (committed_site / "index.html").read_text(encoding="utf-8")
-    for md in sorted((ROOT / "site_src" / "methodology").rglob("*.md")):
-        rel = md.relative_to(ROOT / "site_src").with_suffix("")
-        url = f"{rel.as_posix()}/".replace("/index/", "/")
-        assert f'href="{url}"' in home, f"{md} is missing from the nav"
+    pages = sorted((ROOT / "site_src" / folder).rglob("*.md"))
+    assert pages
+    for md in pages:
+        assert f'href="{_page_url(md)}"' in home, f"{md} is missing from the nav"
+
+
+def test_the_server_pages_are_linked_from_the_home_page_and_the_readme(committed_site: Path) -> None:
+    """Not only the nav: the home page's own text and the README's server section name every server page."""
+    home = (committed_site / "index.html").read_text(encoding="utf-8")
+    article = home[home.index('<article'):]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Running against your own server"):]
+    section = section[: section.index("\n## ", 1)]
+    for md in sorted((ROOT / "site_src" / "servers").glob("*.md")):
+        assert f'href="{_page_url(md)}"' in article, f"the home page does not link {md.name}"
+        assert f"(site_src/servers/{md.name})" in section, f"the README's server section does not link {md.name}"
 
 
 def test_fleet_site_has_a_page_per_model(fleet_site: Path, site_fleet: Path) -> None:
@@ -103,3 +121,11 @@ def test_plotly_is_vendored_and_loaded_only_by_the_board_script(fleet_site: Path
     slug = json.loads((fleet_site / "leaderboard.json").read_text(encoding="utf-8"))["rows"][0]["slug"]
     card = (fleet_site / "models" / slug / "index.html").read_text(encoding="utf-8")
     assert 'data-plotly-src="../../assets/plotly.min.js"' in card
+
+
+def test_the_404_page_leads_somewhere(committed_site: Path) -> None:
+    page = (committed_site / "404.html").read_text(encoding="utf-8")
+    assert "Page not found" in page
+    for target in ("leaderboard/", "methodology/"):
+        assert re.search(rf'<a href="[^"]*/{target}">', page), target
+    assert re.search(r'<a href="[^"]*/\.?">Home</a>', page)  # "/." as Material's own logo link

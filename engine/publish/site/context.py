@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.analysis.scoring import DEFAULT_PRESET
 from engine.core.reference_setting import setting_path_for
-from engine.core.results import RAW_SUFFIX
+from engine.core.results import FLEET_DIR, RAW_SUFFIX
 from engine.publish.board import Board, board_setting, build_board, load_models_optional, load_results
 
 log = logging.getLogger("mkdocs.plugins.small_llm_bench")
@@ -31,7 +31,7 @@ def board_source(config: Any) -> BoardSource:
     """Where the board comes from: ``extra.board`` in mkdocs.yml, paths relative to mkdocs.yml's folder."""
     project = Path(config["config_file_path"]).resolve().parent
     settings = (config.get("extra") or {}).get("board") or {}
-    results = Path(settings.get("results_dir") or "results/reference")
+    results = Path(settings.get("results_dir") or FLEET_DIR)
     models = settings.get("models", "models.yaml")
     return BoardSource(
         results_dir=results if results.is_absolute() else project / results,

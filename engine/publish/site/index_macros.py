@@ -20,9 +20,10 @@ from engine.index.hardware import DEVICES, Layout, calculator_models, calculator
 from engine.index.index import IndexResult, IndexRow
 from engine.index.provenance import CANNOT_CHECK_HERE, UNCHECKED_WHY, unchecked_reason
 from engine.index.published import published_index
-from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, REGIONS, ModelEntry
+from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, REGIONS, SIZE_CLASS_LIMITS, ModelEntry
 from engine.index.validate import ValidationReport, validation_table_markdown
 from engine.publish.board import Board
+from engine.publish.glossary import aa_title, size_class_definitions, title_attr
 from engine.publish.html import esc
 from engine.publish.site.context import site_board
 from engine.publish.site.own_runs import OwnRun, own_runs_from_board, runs_for
@@ -41,7 +42,7 @@ LABELS = {
     "independent": "Independent",
     "estimated": "Estimated",
 }
-SIZE_CLASSES = ("Tiny", "Small", "Medium", "Large")
+SIZE_CLASSES = tuple(label for label, _ in SIZE_CLASS_LIMITS)
 # What fills the columns and charts that are empty until then (.github/workflows/index-sync.yml).
 WEEKLY_SYNC = "the weekly index sync (Mondays, 05:17 UTC)"
 # The calculator opens on these; its model is the best-indexed one that fits them.
@@ -126,10 +127,12 @@ def render_table_html(rows: list[dict], pages: dict[str, str] | None = None) -> 
     """
     pages = pages or {}
     region_opts = "".join(f'<option value="{esc(r)}">{esc(r)}</option>' for r in REGIONS)
-    size_opts = "".join(f'<option value="{esc(s)}">{esc(s)}</option>' for s in SIZE_CLASSES)
+    sizes = size_class_definitions()
+    size_opts = "".join(f'<option value="{esc(s)}"{title_attr(sizes[s])}>{esc(s)}</option>' for s in SIZE_CLASSES)
     filters = (
         '<div class="sli-filters">'
-        f'<label>Size <select data-filter="size"><option value="">All</option>{size_opts}</select></label> '
+        f'<label{title_attr("; ".join(sizes.values()))}>Size <select data-filter="size">'
+        f'<option value="">All</option>{size_opts}</select></label> '
         '<label>Region <select data-filter="region"><option value="">All</option>'
         f"{region_opts}</select></label> "
         '<label><input type="checkbox" data-filter="open"> Fully open</label> '
@@ -461,7 +464,7 @@ def render_model_html(data: dict) -> str:
             f'<tr class="sli-{esc(s["kind"])}"><td>{esc(s["benchmark"])}{" ★" if s["core"] else ""}</td>'
             f"<td>{esc(format(s['value'], '.1f'))}{lab_note}</td>"
             f'<td title="{esc(label)}">{esc(s["label"])}</td>'
-            f"<td>{esc(s['variant'] or '')}</td>"
+            f"<td{aa_title(s['variant'] or '')}>{esc(s['variant'] or '')}</td>"
             f"<td>{source_cell(s)}{flag}</td></tr>"
         )
     for r in data.get("own_runs", []):

@@ -17,6 +17,7 @@ from typing import Any
 if importlib.util.find_spec("engine") is None:  # `mkdocs build` from a checkout that is not pip-installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
+from engine.core.results import FLEET_DIR  # noqa: E402
 from engine.publish.board import Board  # noqa: E402
 from engine.publish.html import (  # noqa: E402
     Links,
@@ -35,9 +36,24 @@ from engine.publish.site.module_tables import judge_table_markdown, weights_tabl
 # The front page shows this many rows of each table; below FEW_ROWS the board's part is a call to add a model.
 FRONT_ROWS = 5
 FEW_ROWS = 3
+# The front page's "add your model": the models.yaml row, then the run at the reference setting (concurrency left
+# to its default, as the add-a-model guide says). Each block opens with a short comment line because the copy
+# button sits over the top right of a block; the command is one line (no trailing backslash to copy wrong),
+# wrapped by the page's CSS, not by the text.
+ADD_MODEL_ROW = (
+    "# models.yaml, under models:\n"
+    "  - name: my-model-8b\n"
+    "    family: MyFamily\n"
+    "    total_params_b: 8.03\n"
+    "    active_params_b: 8.03\n"
+    "    architecture: dense\n"
+    "    quantisation: Q4_K_M\n"
+    "    card_url: https://example.org/my-model-8b\n"
+)
 ADD_MODEL_COMMAND = (
-    "sllmb run --model my-model-8b --endpoint http://127.0.0.1:8080/v1 --trials 3 --concurrency 1 \\\n"
-    "    --output results/reference/my-model-8b_raw_results.json"
+    "# the reference setting:\n"
+    "sllmb run --model my-model-8b --endpoint http://127.0.0.1:8080/v1 --trials 3 --profile full "
+    f"--output {FLEET_DIR.as_posix()}/my-model-8b_raw_results.json"
 )
 
 # argparse wraps help to the terminal width; a fixed width keeps the generated reference stable.
@@ -126,8 +142,10 @@ def front_board_html(board: Board, links: Links) -> str:
     if len(board.rows) >= FEW_ROWS:
         return f"{head}{table}"
     return (
-        f"{head}{table}<p><strong>Add your model.</strong> Run it against any OpenAI-compatible server and "
-        "open a pull request with the result file; the board, the model's page and the JSON rebuild from it:</p>"
+        f"{head}{table}<p><strong>Add your model.</strong> Describe it in <code>models.yaml</code> (every "
+        "figure from its model card), run it against any OpenAI-compatible server and open a pull request "
+        "with the row and the result file; the board, the model's page and the JSON rebuild from them:</p>"
+        f'<pre class="sllmb-cmd"><code>{esc(ADD_MODEL_ROW)}</code></pre>'
         f'<pre class="sllmb-cmd"><code>{esc(ADD_MODEL_COMMAND)}</code></pre>'
         f'<p><a href="{esc(links.root)}contributing/add-a-model/">How to add a model, step by step</a></p>'
     )
@@ -190,6 +208,12 @@ def define_env(env: Any) -> None:
         if lines and lines[0].startswith("# "):
             lines = lines[1:]
         return "\n".join(lines)
+
+    @env.macro
+    def glossary() -> str:
+        from engine.publish.glossary import glossary_markdown
+
+        return glossary_markdown()
 
     @env.macro
     def module_weights_table() -> str:
