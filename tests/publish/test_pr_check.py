@@ -248,9 +248,10 @@ def test_a_hand_written_judged_file_beside_an_untouched_raw_file_is_refused(pr, 
     code, out, _ = pr.check(capsys)
     assert code == 2
     text = plain(out)
-    # Knowledge is never sent to the judge, and code's verdicts are advisory: neither can be rescued.
+    # Knowledge is never sent to the judge (its sure verdicts), and code's verdicts are advisory: neither can
+    # be rescued.
     assert "`verdicts kn_slice_reverse#0` · `status`: the judge is never sent this trial (module knowledge is " \
-           "never judged)" in text
+           "never judged unless its check was unsure)" in text
     assert "the raw file's is" not in text, "the facts each verdict records are the raw trial's"
 
 
