@@ -28,8 +28,9 @@ from typing import Any
 
 import httpx
 
-from engine.core.errors import BenchError, ContextOverflow
+from engine.core.errors import BenchError, ContextOverflow, InfraError
 from engine.core.schema import Usage
+from engine.model.requestlimits import RequestLimits, fetch_bounded
 
 CONTEXT_OVERFLOW = "context_overflow"
 SILENT_TRUNCATION = "silent_truncation"
@@ -40,6 +41,9 @@ SILENT_TRUNCATION = "silent_truncation"
 # a window that small, so a low count there means something else.
 _CHARS_PER_TOKEN_CEILING = 8
 _MIN_CHECKED_FLOOR = 1024
+# The bench's estimate of a prompt (for its first-byte deadline): current tokenizers average about 4
+# characters a token on English prose and code.
+_CHARS_PER_TOKEN_ESTIMATE = 4
 _RUNS = re.compile(r"(\S)\1{3,}")
 _SPACE = re.compile(r"\s+")
 # Tokens of an earlier request that need not recur in a later one of the same conversation: the generation
@@ -82,9 +86,19 @@ def prompt_token_floor(messages: list[dict[str, Any]], tools: list[dict[str, Any
     character, and allows 8 characters a token, so an honest server always reports more.
     """
     del tools  # how a template renders tool schemas varies too much to count on
+    return len(_collapsed(messages)) // _CHARS_PER_TOKEN_CEILING
+
+
+def _collapsed(messages: list[dict[str, Any]]) -> str:
     text = " ".join(message_text(m) for m in messages)
-    text = _SPACE.sub(" ", _RUNS.sub(r"\1", text))
-    return len(text) // _CHARS_PER_TOKEN_CEILING
+    return _SPACE.sub(" ", _RUNS.sub(r"\1", text))
+
+
+def prompt_token_estimate(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
+    """The bench's estimate of a request's prompt tokens (its text and tool schemas at 4 characters a token):
+    what the first-byte deadline of a request is scaled to. Not a bound: a tokenizer may count more or less."""
+    chars = len(_collapsed(messages)) + (len(json.dumps(tools, default=str)) if tools else 0)
+    return chars // _CHARS_PER_TOKEN_ESTIMATE
 
 
 class PromptLedger:
@@ -180,20 +194,36 @@ def _cut(reported: int, floor: int) -> SilentTruncation:
     )
 
 
-def server_token_counter(http: httpx.AsyncClient, url: str) -> TokenCounter:
-    """A counter that asks the server's own tokenizer (llama.cpp ``POST /tokenize``). Any failure, or an
-    answer not shaped as documented, counts as no answer: the check then rests on the other bounds."""
+def server_token_counter(http: httpx.AsyncClient, url: str, limits: RequestLimits) -> TokenCounter:
+    """A counter that asks the server's own tokenizer (llama.cpp ``POST /tokenize``), each answer within the
+    server check's deadline and a size cap (the token list of the text, generously). Any failure, or an
+    answer not shaped as documented, counts as no answer: the check then rests on the other bounds. A
+    tokenizer that timed out or flooded is not asked again: it would cost every later reply the same wait."""
+    dead = False
+
     async def count(text: str) -> int | None:
-        try:
-            response = await http.post(url, json={"content": text, "add_special": False})
-        except httpx.HTTPError:
-            return None
-        if response.status_code != 200:
+        nonlocal dead
+        if dead:
             return None
         try:
-            tokens = response.json().get("tokens")
-        except (ValueError, AttributeError):
+            status, raw = await fetch_bounded(
+                http, "POST", url, body={"content": text, "add_special": False}, deadline_s=limits.check_s,
+                cap=_TOKENIZE_BASE_BYTES + _TOKENIZE_BYTES_PER_CHAR * len(text), what="the /tokenize answer")
+        except (InfraError, httpx.HTTPError):
+            dead = True
             return None
+        if status != 200:
+            return None
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            return None
+        tokens = data.get("tokens") if isinstance(data, dict) else None
         return len(tokens) if isinstance(tokens, list) else None
 
     return count
+
+
+# A token list is at most one id (up to 7 digits and a comma, or an object with its piece) per character.
+_TOKENIZE_BASE_BYTES = 64 << 10
+_TOKENIZE_BYTES_PER_CHAR = 16

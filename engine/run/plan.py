@@ -22,6 +22,7 @@ from engine.core.schema import CheckpointHeader, RunSettings, TrialRecord
 from engine.episodes import MODULES
 from engine.episodes.base import LoadedTask
 from engine.model.local_server import LocalServer
+from engine.model.requestlimits import RequestLimits
 from engine.run.checkpoint import describe_mismatch, fingerprint
 from engine.run.request import RunRequest
 from engine.run.resume import holds_other_tasks, read_previous, trials_to_keep
@@ -42,6 +43,7 @@ class RunPlan:
     server_kind: str
     served_context: int | None
     server_meta: Mapping[str, Any]
+    limits: RequestLimits  # the request's limits, first-byte deadlines scaled to the warm-up's measure
     header: CheckpointHeader  # the checkpoint's first line; an earlier attempt's start time carries over
     kept: tuple[TrialRecord, ...]  # earlier trials that stand
     keep_checkpoint: bool  # the checkpoint holds trials of tasks outside this selection: keep it afterwards
@@ -145,6 +147,7 @@ async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: S
         server_kind=facts.kind,
         served_context=facts.served_context,
         server_meta=facts.meta,
+        limits=facts.limits,
         header=header,
         kept=trials_to_keep(previous, runnable, settings.trials),
         keep_checkpoint=holds_other_tasks(previous, runnable),
