@@ -90,6 +90,9 @@ class ClientSettings:
     # Extra sampler fields sent on every request (top-k off and such); from ``servers.sampler_fields``.
     sampler: dict[str, Any] = field(default_factory=dict)
     check_truncation: bool = True
+    # Whether the server counts a prompt whole, cached part included (preflight's second warm-up says): a low
+    # count is then a cut whatever the window (engine/model/overflow.py).
+    whole_prompt_counts: bool = True
     # Time and size bounds of every request (the run's --*-timeout flags). None: the defaults, with the whole
     # request bounded by timeout_s and the connection by connect_timeout_s.
     limits: RequestLimits | None = None
@@ -299,7 +302,8 @@ class ChatClient:
             path = servers.profile(settings.server_kind).tokenize_path
             url = servers.root_url(settings.endpoint) + path if path else None
             counter = server_token_counter(self._http, url, self.limits) if url else None
-            self._prompt_check = PromptCheck(settings.served_context, counter)
+            self._prompt_check = PromptCheck(settings.served_context, counter,
+                                             whole_counts=settings.whole_prompt_counts)
 
     @property
     def stalled(self) -> bool:

@@ -61,6 +61,8 @@ class ServerInfo:
     warmup_ms: float | None = None
     # How fast the warm-up's prompt was read: what a streamed request's first-byte deadline is scaled to.
     prefill: Prefill | None = None
+    # Whether the server counts a prompt whole, its cached part included (False: it counts what it computed).
+    whole_prompt_counts: bool = True
     details: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -354,6 +356,30 @@ async def warm_up(client: ChatClient, info: ServerInfo, model: str) -> Reply:
     return reply
 
 
+async def check_prompt_counts(client: ChatClient, info: ServerInfo, first: Reply) -> None:
+    """Whether the server counts a prompt whole, its cached part included: the warm-up once more, its prompt
+    now in the server's cache. Every current server counts it as before (or says what came from the cache);
+    one that reports a fraction counts only what it computed, and a low count from it is no proof of a cut
+    (engine/model/overflow.py). Asked only of a server that reported the first count."""
+    before = first.usage.prompt_tokens
+    if not before or before < _COUNT_CHECK_MIN_TOKENS:
+        return
+    try:
+        again = await client.chat(WARM_UP_MESSAGES, max_tokens=16)
+    except (InfraError, ModelFailure):
+        return  # not known: the rule for current servers stands
+    if again.usage.prompt_tokens is None:
+        return
+    counted = again.usage.prompt_tokens + (again.usage.cached_prompt_tokens or 0)
+    if counted < before // 2:
+        info.whole_prompt_counts = False
+        info.details["prompt_counts"] = (f"uncached tokens only: the warm-up's prompt was counted {before} "
+                                         f"tokens, then {counted} when sent again")
+
+
+# A warm-up counted at fewer tokens than this is too short to tell a cached count from an honest one.
+_COUNT_CHECK_MIN_TOKENS = 64
+
 
 async def check_tool_calls(client: ChatClient | None, info: ServerInfo) -> None:
     """The tool-call check: refuse a tool run on a server that says it cannot call tools, naming the fix;
@@ -418,7 +444,7 @@ async def inspect_server(
             client = ChatClient(settings)
         try:
             if client is not None:
-                await warm_up(client, info, model)
+                await check_prompt_counts(client, info, await warm_up(client, info, model))
                 if info.kind == servers.OLLAMA:
                     await _ollama_loaded(info, reader, servers.root_url(endpoint), model)
                 if info.kind == servers.LM_STUDIO:  # loaded by the warm-up: the window is known now

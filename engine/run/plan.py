@@ -44,6 +44,7 @@ class RunPlan:
     served_context: int | None
     server_meta: Mapping[str, Any]
     limits: RequestLimits  # the request's limits, first-byte deadlines scaled to the warm-up's measure
+    whole_prompt_counts: bool  # the server counts a prompt whole, cached part included (the truncation rule)
     header: CheckpointHeader  # the checkpoint's first line; an earlier attempt's start time carries over
     kept: tuple[TrialRecord, ...]  # earlier trials that stand
     keep_checkpoint: bool  # the checkpoint holds trials of tasks outside this selection: keep it afterwards
@@ -148,6 +149,7 @@ async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: S
         served_context=facts.served_context,
         server_meta=facts.meta,
         limits=facts.limits,
+        whole_prompt_counts=facts.whole_prompt_counts,
         header=header,
         kept=trials_to_keep(previous, runnable, settings.trials),
         keep_checkpoint=holds_other_tasks(previous, runnable),

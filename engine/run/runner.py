@@ -157,7 +157,7 @@ class Runner:
             thinking=settings.thinking, max_retries=request.max_retries, backoff_s=request.backoff_s,
             timeout_s=request.request_timeout_s, top_p=plan.top_p, server_kind=plan.server_kind,
             served_context=plan.served_context, sampler=servers.sampler_fields(plan.server_kind),
-            limits=plan.limits, stop_loops=request.stop_loops,
+            limits=plan.limits, stop_loops=request.stop_loops, whole_prompt_counts=plan.whole_prompt_counts,
         ))
         progress = _progress(request.show_progress, len(jobs) + len(plan.kept), len(plan.kept), settings.model)
         queue: asyncio.Queue[tuple[LoadedTask, int]] = asyncio.Queue()

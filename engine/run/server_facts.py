@@ -29,6 +29,7 @@ class ServerFacts:
     meta: Mapping[str, Any]  # what the result file records about the server (provenance.server)
     # The run's request limits, first-byte deadlines scaled to what the warm-up measured where they may be.
     limits: RequestLimits
+    whole_prompt_counts: bool  # the server counts a prompt whole, its cached part included
 
 
 def embedded_meta(server: LocalServer) -> dict[str, Any]:
@@ -75,6 +76,7 @@ async def check_server(request: RunRequest, endpoint: str, tasks: Sequence[Loade
         top_p=top_p,
         meta=MappingProxyType(meta),
         limits=scaled_limits(base.request_limits(), info, concurrency),
+        whole_prompt_counts=info.whole_prompt_counts,
     )
 
 
