@@ -426,6 +426,9 @@ class ChatClient:
         """One request under the total time limit, however the server paces its bytes, and counted in the
         streak of timeouts; it ends at once when the client stalls."""
         total = self.limits.total_s
+        if self.stalled:
+            request.close()  # never started: closed, so it is not left unawaited
+            raise self.streak.error()
         try:
             reply = await self.streak.race(asyncio.wait_for(request, total))
         except asyncio.TimeoutError:

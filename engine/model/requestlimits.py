@@ -193,9 +193,6 @@ class TimeoutStreak:
 
     async def race(self, request: Any) -> Any:
         """Await ``request`` unless the client stalls first; then cancel it and raise ``ServerStalled``."""
-        if self.stalled.is_set():
-            request.close()
-            raise self.error()
         work = asyncio.ensure_future(request)
         stall = asyncio.ensure_future(self.stalled.wait())
         try:
