@@ -35,6 +35,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.analysis.scoring import DEFAULT_PRESET, Scorecard, score_run
+from engine.core import scrub
 from engine.core.errors import BenchError, UserError
 from engine.core.fieldtypes import ModelName
 from engine.core.results import RAW_SUFFIX, read_json_model, write_json_model
@@ -43,6 +44,7 @@ from engine.core.yamlfile import read_mapping
 from engine.episodes import SPECS
 from engine.episodes.spec import JudgePolicy
 from engine.model.client import ChatClient, ClientSettings
+from engine.model.requestlimits import LimitFlags, RequestLimits
 
 JUDGED_SCHEMA_VERSION = 1
 PROMPT_VERSION = "2"  # 2: an unsure grade tells the judge what the check could not decide
@@ -396,8 +398,17 @@ def sendable(trial: TrialRecord) -> bool:
     return trial.module not in NEVER_SENT or trial.grade.unsure is not None
 
 
-def _scrub(text: str, secret: str | None) -> str:
-    return text.replace(secret, "[key]") if secret else text
+#: ``sllmb judge`` has one time limit, --judge-timeout, for each whole call; every message about a time limit
+#: names it (the run's --request-timeout and friends do not exist there).
+JUDGE_FLAGS = LimitFlags(connect="--judge-timeout", first_byte="--judge-timeout", idle="--judge-timeout",
+                         total="--judge-timeout")
+
+
+def judge_limits(timeout_s: float) -> RequestLimits:
+    """The judge's request limits: the whole call within --judge-timeout (replies are not streamed, so the
+    first byte is the whole reply), the connection within 10 s of it."""
+    return RequestLimits(connect_s=min(10.0, timeout_s), first_byte_s=timeout_s, idle_s=timeout_s,
+                         total_s=timeout_s, flags=JUDGE_FLAGS)
 
 
 async def _judge_one(
@@ -424,14 +435,14 @@ async def _judge_one(
         reply = parse_judge_reply(reply_msg.content)
     except BenchError as exc:
         # Transport failures, time-outs and garbage all land here; the trial keeps its det grade.
-        return kept.model_copy(update={"error": _clip(_scrub(str(exc), cfg.api_key), 300)})
+        return kept.model_copy(update={"error": _clip(scrub.scrub(str(exc), bearer=True), 300)})
     decision = decide(trial.module, grade.score, grade.passed, gate, reply, unsure=grade.unsure is not None)
     return kept.model_copy(
         update={
             "status": decision.status,
             "judge_passed": reply.passed,
             "judge_score": reply.score,
-            "judge_reason": _clip(_scrub(reply.reason, cfg.api_key), MAX_REASON_CHARS),
+            "judge_reason": _clip(scrub.scrub(reply.reason, bearer=True), MAX_REASON_CHARS),
             "refusal": decision.refusal,
             "final_score": decision.final_score,
             "final_passed": decision.final_passed,
@@ -463,10 +474,10 @@ async def judge_run_async(
             api_key=cfg.api_key,
             temperature=0.0,
             timeout_s=cfg.timeout_s,
-            connect_timeout_s=min(10.0, cfg.timeout_s),
             max_retries=cfg.max_retries,
             backoff_s=cfg.backoff_s,
             stream=False,
+            limits=judge_limits(cfg.timeout_s),
         )
     )
     gate = asyncio.Semaphore(cfg.concurrency)
@@ -482,6 +493,16 @@ async def judge_run_async(
         verdicts = list(await asyncio.gather(*(one(t) for t in trials)))
     finally:
         await client.aclose()
+    if client.stalled:
+        # Every call still waiting ended at once (failed verdicts); a file of them would only hide a judged
+        # file written before, so nothing is written.
+        judged = sum(v.status != "failed" for v in verdicts)
+        raise UserError(
+            f"stopped judging: the judge at {host} stopped answering ({client.streak.count} calls in a row timed "
+            f"out; the last: {client.streak.last}). Nothing was written ({judged} of {len(trials)} trial(s) had "
+            "been judged). When the judge answers again, run the same `sllmb judge` command; give a slow judge "
+            f"longer with {JUDGE_FLAGS.total} S."
+        )
 
     modules: dict[str, ModuleCoverage] = {}
     for module in dict.fromkeys(v.module for v in verdicts):

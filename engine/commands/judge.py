@@ -11,12 +11,14 @@ from engine.bank.load import default_tasks_dir
 from engine.core.config import Settings
 from engine.core.errors import UserError
 from engine.core.results import load_run_file
+from engine.model.requestlimits import STALL_AFTER
 
 ENV_HELP = """environment (also read from ./.env; flags win for endpoint and model):
   JUDGE_ENDPOINT   OpenAI-compatible base URL of the judge, ending in /v1
   JUDGE_MODEL      the judge model's name
   JUDGE_API_KEY    the judge's API key; read only from here, never from a flag, never written anywhere
-exit codes: 0 every sent trial judged; 2 some module fell back to det scores (unless --allow-partial)
+exit codes: 0 every sent trial judged; 2 some module fell back to det scores (unless --allow-partial),
+  or the judge stopped answering (nothing written)
 """
 
 
@@ -44,7 +46,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="exit 0 even when some judge calls failed (those modules keep their det scores)",
     )
     p.add_argument("--judge-concurrency", type=int, default=4, help="parallel judge calls (default 4)")
-    p.add_argument("--judge-timeout", type=float, default=120.0, help="seconds per judge call (default 120)")
+    p.add_argument("--judge-timeout", type=float, default=120.0,
+                   help="seconds a whole judge call may take (default 120); a timed-out call is retried at most "
+                        f"once. After {STALL_AFTER} calls in a row time out the judge stops and writes nothing")
     p.add_argument("--judge-retries", type=int, default=2, help="retries of a judge call on server errors")
     p.add_argument("--tasks-dir", type=Path, help="task bank, for the task descriptions shown to the judge")
     p.set_defaults(func=handle)

@@ -17,7 +17,7 @@ from engine.core.results import default_output
 from engine.episodes import MODULE_NAMES
 from engine.episodes.base import LoadedTask
 from engine.model.local_server import Layout, choose_layout, embedded_server
-from engine.model.requestlimits import RequestLimits
+from engine.model.requestlimits import FIRST_BYTE_MULTIPLE, STALL_AFTER, RequestLimits
 from engine.run.plan import required_context, select_tasks
 from engine.run.request import RunRequest
 from engine.run.runner import run_benchmark
@@ -129,15 +129,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     limits = RequestLimits()
     p.add_argument("--connect-timeout", type=_CONNECT_S, default=limits.connect_s, metavar="S",
                    help=f"seconds to open a connection to the server (default {limits.connect_s:g})")
-    p.add_argument("--first-byte-timeout", type=_FIRST_BYTE_S, default=limits.first_byte_s, metavar="S",
+    p.add_argument("--first-byte-timeout", type=_FIRST_BYTE_S, metavar="S",
                    help="seconds from sending a request to the first data of the reply, which covers prompt "
-                        f"processing (default {limits.first_byte_s:g})")
+                        "processing. Default: scaled to each streamed request's prompt from the prefill speed "
+                        f"the warm-up measured ({FIRST_BYTE_MULTIPLE:g} times the expected time, at least "
+                        f"{limits.first_byte_floor_s:g} s, at most {limits.first_byte_s:g} s; {limits.first_byte_s:g} "
+                        "s with --no-warm-up, for unstreamed tool turns, and where requests may queue on the "
+                        "server). Given, it is the deadline of every request as is")
     p.add_argument("--idle-timeout", type=_IDLE_S, default=limits.idle_s, metavar="S",
                    help=f"longest gap between two chunks of a streamed reply (default {limits.idle_s:g})")
     p.add_argument("--request-timeout", type=_TOTAL_S, default=limits.total_s, metavar="S",
                    help="longest one request may take in all, however the server paces it (default "
                         f"{limits.total_s:g}); a timed-out request is tried once more, then the trial is "
-                        "recorded as an infrastructure failure")
+                        f"recorded as an infrastructure failure. After {STALL_AFTER} requests in a row time out "
+                        "the run stops (resumable: finished trials are kept; re-issue the command)")
     p.add_argument("--weights", default="balanced", help="weight preset for the scorecard (balanced, agentic, coding)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=handle)
@@ -176,8 +181,12 @@ def build_request(args: argparse.Namespace, settings: Settings, endpoint: str | 
     if args.output is not None and args.output.is_dir():
         raise UserError(f"--output {args.output} is a folder; give a file name such as "
                         f"{args.output / 'my-model_raw_results.json'}")
-    limits = RequestLimits(connect_s=args.connect_timeout, first_byte_s=args.first_byte_timeout,
-                           idle_s=args.idle_timeout, total_s=args.request_timeout)
+    # --first-byte-timeout given: that deadline for every request; left out: scaled to each prompt, at most
+    # the default (RequestLimits.first_byte_for).
+    fixed = args.first_byte_timeout is not None
+    limits = RequestLimits(connect_s=args.connect_timeout,
+                           first_byte_s=args.first_byte_timeout if fixed else RequestLimits.first_byte_s,
+                           scale_first_byte=not fixed, idle_s=args.idle_timeout, total_s=args.request_timeout)
     return RunRequest(
         model=model or "",
         endpoint=endpoint,

@@ -242,11 +242,23 @@ class ScriptedServer:
 def _usage(body: dict[str, Any], action: Action) -> dict[str, int]:
     prompt = action.prompt_tokens
     if prompt is None:
-        prompt = sum(len(str(m.get("content") or "")) for m in body.get("messages", [])) // 4 + 1
+        prompt = sum(_message_tokens(m) for m in body.get("messages", [])) + 1
     completion = action.completion_tokens
     if completion is None:
         completion = max(1, len(action.text) // 4)
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def _message_tokens(message: dict[str, Any]) -> int:
+    """About what a tokenizer counts for one message: 4 characters a token, and never fewer tokens than words
+    (every tokenizer splits at white space first), its tool calls included. Per message, so that a
+    conversation's count is the sum of its messages', as a real server's is."""
+    parts = [str(message.get("content") or "")]
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {} if isinstance(call, dict) else {}
+        parts += [str(function.get("name") or ""), str(function.get("arguments") or "")]
+    text = " ".join(parts)
+    return max(len(text) // 4, len(text.split()))
 
 
 def _calls(action: Action) -> list[dict[str, Any]]:

@@ -16,12 +16,18 @@ from typing import Any
 import httpx
 
 from engine.core import modeljson, scrub
-from engine.core.errors import ContextOverflow, InfraError, ToolCallParseFailure
+from engine.core.errors import BenchError, ContextOverflow, InfraError, ToolCallParseFailure
 from engine.core.schema import Reply, Timings, ToolCall, Usage
 from engine.model import servers
 from engine.model.loopstop import LoopWatch
 from engine.model.normalise import split_reasoning
-from engine.model.overflow import PromptCheck, SilentTruncation, prompt_token_floor, server_token_counter
+from engine.model.overflow import (
+    PromptCheck,
+    SilentTruncation,
+    prompt_token_estimate,
+    prompt_token_floor,
+    server_token_counter,
+)
 from engine.model.replies import Chunk, Completion, ToolCallPart, UsageBlock, ValidationError, describe
 from engine.model.requestlimits import (
     DELTA_SLACK,
@@ -29,6 +35,8 @@ from engine.model.requestlimits import (
     ReplyTooLarge,
     RequestLimits,
     RequestTimeout,
+    ServerStalled,
+    TimeoutStreak,
     clip,
     read_capped,
     sse_lines,
@@ -83,6 +91,9 @@ class ClientSettings:
     # Extra sampler fields sent on every request (top-k off and such); from ``servers.sampler_fields``.
     sampler: dict[str, Any] = field(default_factory=dict)
     check_truncation: bool = True
+    # Whether the server counts a prompt whole, cached part included (preflight's second warm-up says): a low
+    # count is then a cut whatever the window (engine/model/overflow.py).
+    whole_prompt_counts: bool = True
     # Time and size bounds of every request (the run's --*-timeout flags). None: the defaults, with the whole
     # request bounded by timeout_s and the connection by connect_timeout_s.
     limits: RequestLimits | None = None
@@ -274,6 +285,8 @@ class ChatClient:
         self.thinking_check: dict[str, Any] | None = None
         lim = self.limits
         self.loops_stopped = 0  # replies --stop-loops ended
+        # Consecutive timed-out requests: at STALL_AFTER every request of this client ends (ServerStalled).
+        self.streak = TimeoutStreak()
         self._http = httpx.AsyncClient(
             base_url=settings.endpoint.rstrip("/"),
             headers=headers,
@@ -285,8 +298,15 @@ class ChatClient:
         self._prompt_check: PromptCheck | None = None
         if settings.check_truncation:
             path = servers.profile(settings.server_kind).tokenize_path
-            counter = server_token_counter(self._http, servers.root_url(settings.endpoint) + path) if path else None
-            self._prompt_check = PromptCheck(settings.served_context, counter)
+            url = servers.root_url(settings.endpoint) + path if path else None
+            counter = server_token_counter(self._http, url, self.limits) if url else None
+            self._prompt_check = PromptCheck(settings.served_context, counter,
+                                             whole_counts=settings.whole_prompt_counts)
+
+    @property
+    def stalled(self) -> bool:
+        """Several requests in a row timed out: this client sends no more (each call raises ServerStalled)."""
+        return self.streak.stalled.is_set()
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -348,6 +368,8 @@ class ChatClient:
         )
         attempt = timeouts = 0
         while True:
+            if self.stalled:
+                raise self.streak.error()
             try:
                 reply = await self._bounded(self._stream(body) if stream else self._once(body))
                 break
@@ -400,13 +422,39 @@ class ChatClient:
             self.thinking_check["warning"] = f"{why} {self.thinking_check['control']}"
 
     async def _bounded(self, request: Any) -> Reply:
-        """One request under the total time limit, however the server paces its bytes."""
+        """One request under the total time limit, however the server paces its bytes, and counted in the
+        streak of timeouts; it ends at once when the client stalls."""
         total = self.limits.total_s
+        if self.stalled:
+            request.close()  # never started: closed, so it is not left unawaited
+            raise self.streak.error()
         try:
-            return await asyncio.wait_for(request, total)
+            reply = await self.streak.race(asyncio.wait_for(request, total))
         except asyncio.TimeoutError:
-            raise RequestTimeout(f"request timed out: no complete reply within {total:g} s "
-                                 "(--request-timeout)") from None
+            exc = RequestTimeout(f"request timed out: no complete reply within {total:g} s "
+                                 f"({self.limits.flags.total})")
+            self.streak.timed_out(exc)
+            raise exc from None
+        except RequestTimeout as exc:
+            self.streak.timed_out(exc)
+            raise
+        except ServerStalled:
+            raise
+        except BenchError:
+            self.streak.answered()  # the server answered, if not well
+            raise
+        self.streak.answered()
+        return reply
+
+    def _timeout(self, exc: httpx.TimeoutException) -> RequestTimeout:
+        """httpx's own deadline, as a message that names the flag behind it."""
+        lim = self.limits
+        if isinstance(exc, httpx.ConnectTimeout):
+            return RequestTimeout(f"request timed out: could not connect within {lim.connect_s:g} s "
+                                  f"({lim.flags.connect})")
+        wait = max(lim.first_byte_s, lim.idle_s)
+        return RequestTimeout(f"request timed out: the server sent nothing for {wait:g} s ({type(exc).__name__}; "
+                              f"{lim.flags.first_byte})")
 
     async def _error_status(self, response: httpx.Response, body: dict[str, Any]) -> Exception:
         text = (await read_capped(response, self.limits.max_error_bytes, "an error body")).decode("utf-8", "replace")
@@ -423,7 +471,7 @@ class ChatClient:
                     raise await self._error_status(response, body)
                 raw = await read_capped(response, cap, "a chat completion")
         except httpx.TimeoutException as exc:
-            raise RequestTimeout(f"request timed out: {type(exc).__name__}") from exc
+            raise self._timeout(exc) from exc
         except httpx.TransportError as exc:
             raise InfraError(f"could not reach the server: {type(exc).__name__}: {_quote(str(exc))}") from exc
         try:
@@ -468,14 +516,19 @@ class ChatClient:
         cap = lim.reply_bytes(max_tokens)
         sent_at = time.monotonic()
         last_data: list[float] = []  # when the latest data line came; empty until the first
+        # The first data waits on the prompt being read: its deadline follows the prompt's size where the
+        # warm-up measured the server (RequestLimits.first_byte_for), else it is --first-byte-timeout.
+        first_byte_s = lim.first_byte_for(prompt_token_estimate(body.get("messages") or [], body.get("tools")))
+        first_byte_why = f"request timed out: no data within {first_byte_s:g} s of sending ({lim.flags.first_byte}"
+        first_byte_why += ("; the default scales to each prompt from the warm-up's prefill speed)"
+                           if first_byte_s != lim.first_byte_s else ")")
 
         def deadline() -> tuple[float, str]:
             # Only data lines count: a server that sends a keep-alive comment every second still times out.
             if not last_data:
-                return sent_at + lim.first_byte_s, (f"request timed out: no data within {lim.first_byte_s:g} s "
-                                                    "of sending (--first-byte-timeout)")
+                return sent_at + first_byte_s, first_byte_why
             return last_data[0] + lim.idle_s, (f"request timed out: the stream sent no data for {lim.idle_s:g} s "
-                                               "(--idle-timeout)")
+                                               f"({lim.flags.idle})")
 
         received = 0
         watch = LoopWatch() if self.settings.stop_loops else None
@@ -518,7 +571,7 @@ class ChatClient:
                         self.loops_stopped += 1
                         break
         except httpx.TimeoutException as exc:
-            raise RequestTimeout(f"request timed out: {type(exc).__name__}") from exc
+            raise self._timeout(exc) from exc
         except httpx.TransportError as exc:
             if state.chunks == 0:
                 raise EmptyStream(f"the server closed the stream before its first chunk: {type(exc).__name__}: "

@@ -9,12 +9,16 @@ every reply, from the prompt tokens the server reported:
 
 - more than the served window: the conversation did not fit, whatever the body says (``ContextOverflow``,
   the model's failure, final);
-- fewer than the request must hold, or at or one under the window (no honest server can then write a
-  reply): the server cut the prompt (``SilentTruncation``, an invalid trial).
+- fewer than the request must hold, whatever the window (one read at the start may have shrunk since, and
+  an old Ollama reports none), or at or one under the window (no honest server can then write a reply): the
+  server cut the prompt (``SilentTruncation``, an invalid trial).
 
-What the request must hold is a lower bound, the largest of three: its text at 8 characters a token; the
-prompt count the server reported for the same conversation one or more turns ago plus the new messages'
-text; and, where the server offers a tokenizer (llama.cpp ``/tokenize``), the count of the messages' text.
+What the request must hold is a lower bound, the largest of three: its text at one token a word (every
+tokenizer splits at white space first) or 8 characters a token, whichever is more; the prompt count the
+server reported for the same conversation one or more turns ago plus the new messages' text; and, where the
+server offers a tokenizer (llama.cpp ``/tokenize``), the count of the messages' text. A bound, not the
+bench's estimate of the prompt (``prompt_token_estimate``, 4 characters a token): a count under the bound is
+far under the estimate, by more than any tokenizer's difference from it.
 """
 
 from __future__ import annotations
@@ -28,18 +32,23 @@ from typing import Any
 
 import httpx
 
-from engine.core.errors import BenchError, ContextOverflow
+from engine.core.errors import BenchError, ContextOverflow, InfraError
 from engine.core.schema import Usage
+from engine.model.requestlimits import RequestLimits, fetch_bounded
 
 CONTEXT_OVERFLOW = "context_overflow"
 SILENT_TRUNCATION = "silent_truncation"
 
 # A prompt is at least this many tokens: no tokenizer we know averages more than about 5 characters a token
 # on prose or code, so 8 (after collapsing whitespace and long runs of one character, which some tokenizers
-# swallow whole) stays below any honest count. Prompts under the minimum are never checked: no server runs
-# a window that small, so a low count there means something else.
+# swallow whole) stays below any honest count; and every tokenizer splits text at white space before it
+# merges, so each word (a run of non-space characters) is at least one token. Prompts under the minimum are
+# never checked: no server runs a window that small, so a low count there means something else.
 _CHARS_PER_TOKEN_CEILING = 8
 _MIN_CHECKED_FLOOR = 1024
+# The bench's estimate of a prompt (for its first-byte deadline): current tokenizers average about 4
+# characters a token on English prose and code.
+_CHARS_PER_TOKEN_ESTIMATE = 4
 _RUNS = re.compile(r"(\S)\1{3,}")
 _SPACE = re.compile(r"\s+")
 # Tokens of an earlier request that need not recur in a later one of the same conversation: the generation
@@ -75,16 +84,28 @@ def message_text(m: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
+def _collapsed(messages: list[dict[str, Any]]) -> str:
+    text = " ".join(message_text(m) for m in messages)
+    return _SPACE.sub(" ", _RUNS.sub(r"\1", text))
+
+
 def prompt_token_floor(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
     """A lower bound on the prompt tokens of messages, whatever the tokenizer.
 
     Counts only the message text (no template, no tool schemas), collapses whitespace and long runs of one
-    character, and allows 8 characters a token, so an honest server always reports more.
+    character, and takes one token a word or 8 characters a token, whichever is more, so an honest server
+    always reports more.
     """
     del tools  # how a template renders tool schemas varies too much to count on
-    text = " ".join(message_text(m) for m in messages)
-    text = _SPACE.sub(" ", _RUNS.sub(r"\1", text))
-    return len(text) // _CHARS_PER_TOKEN_CEILING
+    text = _collapsed(messages)
+    return max(len(text) // _CHARS_PER_TOKEN_CEILING, len(text.split()))
+
+
+def prompt_token_estimate(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> int:
+    """The bench's estimate of a request's prompt tokens (its text and tool schemas at 4 characters a token):
+    what the first-byte deadline of a request is scaled to. Not a bound: a tokenizer may count more or less."""
+    chars = len(_collapsed(messages)) + (len(json.dumps(tools, default=str)) if tools else 0)
+    return chars // _CHARS_PER_TOKEN_ESTIMATE
 
 
 class PromptLedger:
@@ -130,9 +151,13 @@ class PromptLedger:
 class PromptCheck:
     """Judges each reply's prompt count against the served window and what the request must hold."""
 
-    def __init__(self, served_context: int | None, counter: TokenCounter | None = None):
+    def __init__(self, served_context: int | None, counter: TokenCounter | None = None, *,
+                 whole_counts: bool = True):
         self.served = served_context
         self.counter = counter
+        # Whether the server counts a prompt whole, its cached part included (every current server; the server
+        # check's second warm-up shows it): then a low count is a cut whatever the window.
+        self.whole_counts = whole_counts
         self.ledger = PromptLedger()
 
     async def after_reply(self, body: dict[str, Any], usage: Usage) -> None:
@@ -158,10 +183,12 @@ class PromptCheck:
             )
         counted = reported + (usage.cached_prompt_tokens or 0)
         floor = max(prompt_token_floor(messages, tools), self.ledger.floor(messages, tools))
-        # A prompt well inside the served window cannot have been cut: a low count there is a server that
-        # counts only uncached tokens, not a truncation.
-        checked = floor >= _MIN_CHECKED_FLOOR and (served is None or floor > served // 2)
-        if checked and counted < floor:
+        # Whatever the window: the one read at the start may have shrunk since (a server restarted with a
+        # smaller one), and an old Ollama reports none. A server that counts only the tokens it computed (the
+        # server check found it leaves a cached prompt out) may report little for a long cached prompt: there
+        # only a count in the upper half of a known window, where a cut is the likelier reading, is held to it.
+        near_window = served is not None and floor > served // 2
+        if floor >= _MIN_CHECKED_FLOOR and (self.whole_counts or near_window) and counted < floor:
             raise _cut(reported, floor)
         if self.counter is not None and served is not None and reported >= served // 2:
             # In the band where cuts land, and the server can count exactly: ask it.
@@ -180,20 +207,36 @@ def _cut(reported: int, floor: int) -> SilentTruncation:
     )
 
 
-def server_token_counter(http: httpx.AsyncClient, url: str) -> TokenCounter:
-    """A counter that asks the server's own tokenizer (llama.cpp ``POST /tokenize``). Any failure, or an
-    answer not shaped as documented, counts as no answer: the check then rests on the other bounds."""
+def server_token_counter(http: httpx.AsyncClient, url: str, limits: RequestLimits) -> TokenCounter:
+    """A counter that asks the server's own tokenizer (llama.cpp ``POST /tokenize``), each answer within the
+    server check's deadline and a size cap (the token list of the text, generously). Any failure, or an
+    answer not shaped as documented, counts as no answer: the check then rests on the other bounds. A
+    tokenizer that timed out or flooded is not asked again: it would cost every later reply the same wait."""
+    dead = False
+
     async def count(text: str) -> int | None:
-        try:
-            response = await http.post(url, json={"content": text, "add_special": False})
-        except httpx.HTTPError:
-            return None
-        if response.status_code != 200:
+        nonlocal dead
+        if dead:
             return None
         try:
-            tokens = response.json().get("tokens")
-        except (ValueError, AttributeError):
+            status, raw = await fetch_bounded(
+                http, "POST", url, body={"content": text, "add_special": False}, deadline_s=limits.check_s,
+                cap=_TOKENIZE_BASE_BYTES + _TOKENIZE_BYTES_PER_CHAR * len(text), what="the /tokenize answer")
+        except (InfraError, httpx.HTTPError):
+            dead = True
             return None
+        if status != 200:
+            return None
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            return None
+        tokens = data.get("tokens") if isinstance(data, dict) else None
         return len(tokens) if isinstance(tokens, list) else None
 
     return count
+
+
+# A token list is at most one id (up to 7 digits and a comma, or an object with its piece) per character.
+_TOKENIZE_BASE_BYTES = 64 << 10
+_TOKENIZE_BYTES_PER_CHAR = 16

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -21,10 +22,19 @@ from typing import Any
 import httpx
 
 from engine.core.errors import InfraError, ModelFailure, UserError
+from engine.core.schema import Reply
 from engine.model import servers
 from engine.model.client import ChatClient, ClientSettings
+from engine.model.overflow import prompt_token_estimate
+from engine.model.requestlimits import Prefill, RequestLimits, fetch_bounded, measured_prefill
 
-WARM_UP_MESSAGES = [{"role": "user", "content": "Reply with the single word: ready"}]
+_READY = "Reply with the single word: ready"
+# The warm-up's prompt is a few hundred tokens, so that the time to its first data is mostly reading it: what a
+# streamed request's first-byte deadline is scaled from (a prompt of a few tokens would time the overhead).
+_MEASURE = "\n".join(f"Line {i} of 20: this text is here only so that the warm-up can time how fast the server "
+                     "reads a prompt." for i in range(1, 21))
+WARM_UP_MESSAGES = [{"role": "user", "content": f"{_MEASURE}\n\n{_READY}"}]
+_TOOL_CHECK_MESSAGES = [{"role": "user", "content": _READY}]
 _CHECK_TOOL = {
     "type": "function",
     "function": {
@@ -49,6 +59,10 @@ class ServerInfo:
     tool_support_source: str | None = None
     ready_wait_s: float = 0.0
     warmup_ms: float | None = None
+    # How fast the warm-up's prompt was read: what a streamed request's first-byte deadline is scaled to.
+    prefill: Prefill | None = None
+    # Whether the server counts a prompt whole, its cached part included (False: it counts what it computed).
+    whole_prompt_counts: bool = True
     details: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -69,28 +83,55 @@ class ServerInfo:
             "ready_wait_s": round(self.ready_wait_s, 3),
             "warmup_ms": None if self.warmup_ms is None else round(self.warmup_ms, 1),
         }
+        if self.prefill is not None:
+            meta["warmup_prefill"] = {"fixed_s": round(self.prefill.fixed_s, 4),
+                                      "per_token_s": round(self.prefill.per_token_s, 6)}
         meta.update(self.details)
         return meta
 
 
-async def _get(http: httpx.AsyncClient, url: str) -> httpx.Response | None:
-    try:
-        return await http.get(url)
-    except httpx.TransportError:
-        return None
+class _Reader:
+    """Every read of the server check, each bounded: the whole answer within ``limits.check_s`` and at most
+    ``limits.max_check_bytes``. A server that drips its metadata or sends an endless body is not one the bench
+    can measure, so either ends the check with a message that says what it did."""
+
+    def __init__(self, http: httpx.AsyncClient, endpoint: str, limits: RequestLimits):
+        self.http = http
+        self.endpoint = endpoint
+        self.limits = limits
+
+    async def read(self, url: str, *, post: dict[str, Any] | None = None) -> tuple[int, bytes] | None:
+        """Status and body; None when nothing answers there (no connection)."""
+        method = "POST" if post is not None else "GET"
+        what = f"the answer to {method} {httpx.URL(url).path}"
+        try:
+            return await fetch_bounded(self.http, method, url, body=post, deadline_s=self.limits.check_s,
+                                       cap=self.limits.max_check_bytes, what=what)
+        except httpx.TransportError:
+            return None
+        except InfraError as exc:
+            raise UserError(f"the server check stopped: {exc}. A model server answers it with a few kilobytes "
+                            f"at once; check that the server at {self.endpoint} is healthy and is the one "
+                            "--endpoint should name") from exc
+
+    async def status(self, url: str) -> int | None:
+        got = await self.read(url)
+        return None if got is None else got[0]
+
+    async def json(self, url: str, *, post: dict[str, Any] | None = None) -> Any | None:
+        """The JSON a 200 holds; None for anything else (no route, an error, not JSON, nested past parsing)."""
+        got = await self.read(url, post=post)
+        if got is None or got[0] != 200:
+            return None
+        try:
+            return json.loads(got[1])
+        except (ValueError, RecursionError):
+            return None
 
 
-async def _json(http: httpx.AsyncClient, url: str, *, post: dict[str, Any] | None = None) -> Any | None:
-    try:
-        response = await (http.post(url, json=post) if post is not None else http.get(url))
-    except httpx.TransportError:
-        return None
-    if response.status_code != 200:
-        return None
-    try:
-        return response.json()
-    except ValueError:
-        return None
+def _obj(value: object) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one: a server's metadata is read, never trusted."""
+    return value if isinstance(value, dict) else {}
 
 
 def _int(value: object) -> int | None:
@@ -101,9 +142,7 @@ def _int(value: object) -> int | None:
     return number if number > 0 else None
 
 
-async def wait_ready(
-    http: httpx.AsyncClient, endpoint: str, *, timeout_s: float, poll_s: float = 0.5
-) -> float:
+async def wait_ready(reader: _Reader, endpoint: str, *, timeout_s: float, poll_s: float = 0.5) -> float:
     """Wait while the server says it is loading (llama.cpp ``/health`` 503, a 503 on ``/v1/models``).
 
     Returns the seconds waited. A server that cannot be reached at all is a setting to fix, not a wait.
@@ -111,18 +150,17 @@ async def wait_ready(
     started = time.monotonic()
     root = servers.root_url(endpoint)
     while True:
-        try:
-            models = await http.get(f"{endpoint.rstrip('/')}/models")
-        except httpx.TransportError as exc:
+        models = await reader.status(f"{endpoint.rstrip('/')}/models")
+        if models is None:
             raise UserError(
-                f"cannot reach the endpoint {endpoint} ({type(exc).__name__}); start the server, or fix "
+                f"cannot reach the endpoint {endpoint}; start the server, or fix "
                 "--endpoint / BENCH_ENDPOINT (it must end in /v1, e.g. http://127.0.0.1:8080/v1)"
-            ) from exc
-        if models.status_code in (401, 403):
-            raise UserError(f"the endpoint {endpoint} refused the credentials (HTTP {models.status_code}); "
+            )
+        if models in (401, 403):
+            raise UserError(f"the endpoint {endpoint} refused the credentials (HTTP {models}); "
                             "set BENCH_API_KEY to a valid key")
-        health = await _get(http, f"{root}/health")
-        loading = models.status_code == 503 or (health is not None and health.status_code == 503)
+        health = await reader.status(f"{root}/health")
+        loading = models == 503 or health == 503
         if not loading:
             return time.monotonic() - started
         if time.monotonic() - started > timeout_s:
@@ -131,37 +169,35 @@ async def wait_ready(
         await asyncio.sleep(poll_s)
 
 
-async def identify(http: httpx.AsyncClient, endpoint: str, model: str) -> ServerInfo:
+async def identify(reader: _Reader, endpoint: str, model: str) -> ServerInfo:
     """Which server this is, and what it says about its window, slots and tools. Makes no model call."""
     info = ServerInfo()
     root = servers.root_url(endpoint)
-    listing = await _json(http, f"{endpoint.rstrip('/')}/models")
-    data = listing.get("data") if isinstance(listing, dict) else None
+    data = _obj(await reader.json(f"{endpoint.rstrip('/')}/models")).get("data")
     entries = [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
     info.models = [str(e.get("id", "")) for e in entries]
 
-    props = await _json(http, f"{root}/props")
-    if isinstance(props, dict) and isinstance(props.get("default_generation_settings"), dict):
+    props = _obj(await reader.json(f"{root}/props"))
+    if isinstance(props.get("default_generation_settings"), dict):
         _llama_cpp(info, props, entries)
         return info
-    version = await _json(http, f"{root}/api/version")
-    if isinstance(version, dict) and "version" in version:
-        await _ollama(info, http, root, model, str(version["version"]))
+    version = _obj(await reader.json(f"{root}/api/version"))
+    if "version" in version:
+        await _ollama(info, reader, root, model, str(version["version"]))
         return info
-    if await _lm_studio(info, http, root, model):
+    if await _lm_studio(info, reader, root, model):
         return info
     if any("max_model_len" in e or e.get("owned_by") == "vllm" for e in entries):
         info.kind = servers.VLLM
         entry = next((e for e in entries if e.get("id") == model), entries[0])
         info.served_context = _int(entry.get("max_model_len"))
-        vv = await _json(http, f"{root}/version")
-        info.version = str(vv["version"]) if isinstance(vv, dict) and "version" in vv else None
+        vv = _obj(await reader.json(f"{root}/version"))
+        info.version = str(vv["version"]) if "version" in vv else None
         return info
-    api = await _json(http, f"{root}/openapi.json")
-    title = str(((api or {}).get("info") or {}).get("title", "")) if isinstance(api, dict) else ""
-    if "llama.cpp python" in title.lower():
+    api_info = _obj(_obj(await reader.json(f"{root}/openapi.json")).get("info"))
+    if "llama.cpp python" in str(api_info.get("title", "")).lower():
         info.kind = servers.LLAMA_CPP_PYTHON
-        info.version = str(api["info"].get("version") or "") or None  # type: ignore[index]
+        info.version = str(api_info.get("version") or "") or None
         info.slots = 1
     return info
 
@@ -173,9 +209,9 @@ def _llama_cpp(info: ServerInfo, props: dict[str, Any], entries: list[dict[str, 
     # whole -c with the unified KV cache (-kvu, the default when the slot count is automatic).
     info.served_context = _int(settings.get("n_ctx")) or _int(props.get("n_ctx"))
     info.slots = _int(props.get("total_slots"))
-    info.version = str(props.get("build_info")) if props.get("build_info") else None
+    info.version = str(props.get("build_info"))[:100] if props.get("build_info") else None
     for entry in entries:
-        meta = entry.get("meta") or {}
+        meta = _obj(entry.get("meta"))
         info.trained_context = _int(meta.get("n_ctx_train")) or info.trained_context
     caps = props.get("chat_template_caps")
     if isinstance(caps, dict):
@@ -184,17 +220,17 @@ def _llama_cpp(info: ServerInfo, props: dict[str, Any], entries: list[dict[str, 
             info.tool_support = supports
             info.tool_support_source = "/props chat_template_caps"
     params = settings.get("params") if isinstance(settings.get("params"), dict) else settings
-    info.details["cache_prompt"] = params.get("cache_prompt", True)
+    info.details["cache_prompt"] = params.get("cache_prompt", True) is not False
     if props.get("model_path"):
-        info.details["model_file"] = str(props["model_path"]).replace("\\", "/").rsplit("/", 1)[-1]
+        info.details["model_file"] = str(props["model_path"]).replace("\\", "/").rsplit("/", 1)[-1][:200]
 
 
-async def _ollama(info: ServerInfo, http: httpx.AsyncClient, root: str, model: str, version: str) -> None:
+async def _ollama(info: ServerInfo, reader: _Reader, root: str, model: str, version: str) -> None:
     info.kind = servers.OLLAMA
-    info.version = version
+    info.version = version[:100]
     info.slots = 1
-    show = await _json(http, f"{root}/api/show", post={"model": model})
-    if show is None:
+    show = await reader.json(f"{root}/api/show", post={"model": model})
+    if not isinstance(show, dict):
         names = ", ".join(info.models[:10]) or "none"
         raise UserError(f"Ollama has no model named '{model}' (POST /api/show failed); run `ollama pull "
                         f"{model}` or pass one of the models it has with --model: {names}")
@@ -202,26 +238,25 @@ async def _ollama(info: ServerInfo, http: httpx.AsyncClient, root: str, model: s
     if isinstance(caps, list):
         info.tool_support = "tools" in caps
         info.tool_support_source = "/api/show capabilities"
-        info.details["capabilities"] = [str(c) for c in caps]
-    model_info = show.get("model_info") or {}
-    for key, value in model_info.items():
+        info.details["capabilities"] = [str(c)[:50] for c in caps[:20]]
+    for key, value in _obj(show.get("model_info")).items():
         if str(key).endswith(".context_length"):
             info.trained_context = _int(value)
     match = re.search(r"(?m)^\s*num_ctx\s+(\d+)", str(show.get("parameters") or ""))
     if match:  # set in the Modelfile: the window Ollama will allocate
         info.served_context = int(match.group(1))
         info.details["context_source"] = "Modelfile num_ctx"
-    details = show.get("details") or {}
+    details = _obj(show.get("details"))
     for key in ("parameter_size", "quantization_level", "family"):
         if details.get(key):
-            info.details[key] = str(details[key])
+            info.details[key] = str(details[key])[:100]
 
 
-async def _ollama_loaded(info: ServerInfo, http: httpx.AsyncClient, root: str, model: str) -> None:
+async def _ollama_loaded(info: ServerInfo, reader: _Reader, root: str, model: str) -> None:
     """After the warm-up loaded the model, /api/ps says the window actually allocated (newer versions)."""
-    ps = await _json(http, f"{root}/api/ps")
+    listed = _obj(await reader.json(f"{root}/api/ps")).get("models")
     wanted = servers.ollama_model_name(model)
-    for entry in (ps or {}).get("models") or [] if isinstance(ps, dict) else []:
+    for entry in listed if isinstance(listed, list) else []:
         if not isinstance(entry, dict):
             continue
         names = {servers.ollama_model_name(str(entry.get(k))) for k in ("name", "model") if entry.get(k)}
@@ -233,14 +268,14 @@ async def _ollama_loaded(info: ServerInfo, http: httpx.AsyncClient, root: str, m
             info.details["context_source"] = "/api/ps context_length"
 
 
-async def _lm_studio(info: ServerInfo, http: httpx.AsyncClient, root: str, model: str) -> bool:
+async def _lm_studio(info: ServerInfo, reader: _Reader, root: str, model: str) -> bool:
     """LM Studio, if this is it. Its documented list is ``/api/v1/models`` (0.4 and later): per loaded
     instance, ``config.context_length`` (the window a request gets) and ``config.parallel``. The older
     ``/api/v0/models`` carries ``loaded_context_length``, which is not documented; it is read only when the
     v1 list says nothing, and for the model's state, format and quantisation."""
-    listing = await _json(http, f"{root}/api/v1/models")
+    listing = await reader.json(f"{root}/api/v1/models")
     documented = isinstance(listing, dict) and isinstance(listing.get("models"), list)
-    native = await _json(http, f"{root}/api/v0/models")
+    native = await reader.json(f"{root}/api/v0/models")
     older = isinstance(native, dict) and isinstance(native.get("data"), list)
     if not documented and not older:
         return False
@@ -279,22 +314,25 @@ def _lm_studio_v0(info: ServerInfo, data: list[Any], model: str) -> None:
     if not from_v1 and _int(entry.get("loaded_context_length")):
         info.served_context = _int(entry.get("loaded_context_length"))
         info.details["context_source"] = "/api/v0/models loaded_context_length"
-    info.details["state"] = entry.get("state")
+    state = entry.get("state")
+    info.details["state"] = state[:50] if isinstance(state, str) else None
     for key in ("arch", "quantization", "compatibility_type"):
         if entry.get(key):
-            info.details[key] = str(entry[key])
+            info.details[key] = str(entry[key])[:100]
 
 
 def _lm_studio_no_model(message: str) -> bool:
     return "no models loaded" in message.lower()
 
 
-async def warm_up(client: ChatClient, info: ServerInfo, model: str) -> float:
-    """One small request: loads the model where the server loads on demand, and shows the request shape
-    (sampler and thinking fields) is accepted. Returns its wall time in ms."""
+async def warm_up(client: ChatClient, info: ServerInfo, model: str) -> Reply:
+    """One request of a few hundred prompt tokens and a one-word reply: loads the model where the server loads
+    on demand, shows the request shape (sampler and thinking fields) is accepted, and measures how fast the
+    server reads a prompt (``info.prefill``; where it loaded the model too, the load counts, and the deadlines
+    stay long). Sets ``info.warmup_ms`` and returns the reply."""
     started = time.perf_counter()
     try:
-        await client.chat(WARM_UP_MESSAGES, max_tokens=16)
+        reply = await client.chat(WARM_UP_MESSAGES, max_tokens=16)
     except InfraError as exc:
         text = str(exc)
         if _lm_studio_no_model(text):
@@ -308,7 +346,39 @@ async def warm_up(client: ChatClient, info: ServerInfo, model: str) -> float:
                         "and run again") from exc
     except ModelFailure as exc:
         raise UserError(f"the warm-up request failed: {exc}") from exc
-    return (time.perf_counter() - started) * 1000
+    timings, usage = reply.timings, reply.usage
+    # Unstreamed, the first data is the whole reply (a few tokens): longer, so the deadlines err long. The
+    # fewer of the server's count and the bench's estimate: the deadlines err long again.
+    first = timings.ttft_ms if timings.ttft_ms is not None else timings.wall_ms
+    tokens = min(n for n in (usage.prompt_tokens, prompt_token_estimate(WARM_UP_MESSAGES)) if n)
+    info.prefill = measured_prefill(first, tokens, timings.prompt_ms, usage.evaluated_prompt_tokens)
+    info.warmup_ms = (time.perf_counter() - started) * 1000
+    return reply
+
+
+async def check_prompt_counts(client: ChatClient, info: ServerInfo, first: Reply) -> None:
+    """Whether the server counts a prompt whole, its cached part included: the warm-up once more, its prompt
+    now in the server's cache. Every current server counts it as before (or says what came from the cache);
+    one that reports a fraction counts only what it computed, and a low count from it is no proof of a cut
+    (engine/model/overflow.py). Asked only of a server that reported the first count."""
+    before = first.usage.prompt_tokens
+    if not before or before < _COUNT_CHECK_MIN_TOKENS:
+        return
+    try:
+        again = await client.chat(WARM_UP_MESSAGES, max_tokens=16)
+    except (InfraError, ModelFailure):
+        return  # not known: the rule for current servers stands
+    if again.usage.prompt_tokens is None:
+        return
+    counted = again.usage.prompt_tokens + (again.usage.cached_prompt_tokens or 0)
+    if counted < before // 2:
+        info.whole_prompt_counts = False
+        info.details["prompt_counts"] = (f"uncached tokens only: the warm-up's prompt was counted {before} "
+                                         f"tokens, then {counted} when sent again")
+
+
+# A warm-up counted at fewer tokens than this is too short to tell a cached count from an honest one.
+_COUNT_CHECK_MIN_TOKENS = 64
 
 
 async def check_tool_calls(client: ChatClient | None, info: ServerInfo) -> None:
@@ -322,7 +392,7 @@ async def check_tool_calls(client: ChatClient | None, info: ServerInfo) -> None:
     if client is None:
         return
     try:
-        await client.chat(WARM_UP_MESSAGES, tools=[_CHECK_TOOL], tool_choice="auto", max_tokens=16)
+        await client.chat(_TOOL_CHECK_MESSAGES, tools=[_CHECK_TOOL], tool_choice="auto", max_tokens=16)
     except InfraError as exc:
         text = str(exc)
         if ("HTTP 400" in text or not exc.retryable) and "tool" in text.lower():
@@ -341,25 +411,29 @@ async def inspect_server(
     api_key: str | None,
     model: str,
     *,
-    timeout_s: float = 15.0,
     ready_timeout_s: float = 300.0,
     poll_s: float = 0.5,
     warm: bool = False,
     needs_tools: bool = False,
     client_settings: ClientSettings | None = None,
+    limits: RequestLimits | None = None,
 ) -> ServerInfo:
     """The server check: wait until the server is ready, identify it, and (with ``warm``) send the warm-up
-    and, for a run with tool tasks, the tool-call check.
+    and, for a run with tool tasks, the tool-call check. Each read is bounded by ``limits`` (check_s,
+    max_check_bytes); the model calls by the client's own limits.
 
     Anything the user must fix raises ``UserError`` with the fix in its message.
     """
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    async with httpx.AsyncClient(headers=headers, timeout=timeout_s) as http:
-        waited = await wait_ready(http, endpoint, timeout_s=ready_timeout_s, poll_s=poll_s)
-        info = await identify(http, endpoint, model)
+    lim = limits or (client_settings.request_limits() if client_settings else RequestLimits())
+    # Identity only: a compressed body could expand past the byte cap before it is counted.
+    headers = {"Accept-Encoding": "identity", **({"Authorization": f"Bearer {api_key}"} if api_key else {})}
+    async with httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(lim.check_s, connect=lim.connect_s)) as http:
+        reader = _Reader(http, endpoint, lim)
+        waited = await wait_ready(reader, endpoint, timeout_s=ready_timeout_s, poll_s=poll_s)
+        info = await identify(reader, endpoint, model)
         info.ready_wait_s = waited
         if info.kind == servers.VLLM and info.models and model not in info.models:
-            raise UserError(f"vLLM serves {', '.join(info.models)}, not '{model}'; pass --model "
+            raise UserError(f"vLLM serves {', '.join(info.models[:10])}, not '{model}'; pass --model "
                             f"{info.models[0]} (or the --served-model-name you started it with)")
         client = None
         if warm:
@@ -370,11 +444,11 @@ async def inspect_server(
             client = ChatClient(settings)
         try:
             if client is not None:
-                info.warmup_ms = await warm_up(client, info, model)
+                await check_prompt_counts(client, info, await warm_up(client, info, model))
                 if info.kind == servers.OLLAMA:
-                    await _ollama_loaded(info, http, servers.root_url(endpoint), model)
+                    await _ollama_loaded(info, reader, servers.root_url(endpoint), model)
                 if info.kind == servers.LM_STUDIO:  # loaded by the warm-up: the window is known now
-                    await _lm_studio(info, http, servers.root_url(endpoint), model)
+                    await _lm_studio(info, reader, servers.root_url(endpoint), model)
                 info.details["warmup_thinking"] = client.thinking_check
             if needs_tools:
                 await check_tool_calls(client, info)

@@ -9,9 +9,11 @@ reply cut at its budget, and never holds a trial for long or fills memory.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import httpx
 
@@ -36,6 +38,39 @@ class ReplyTooLarge(InfraError):
 
 
 @dataclass(frozen=True)
+class LimitFlags:
+    """The flags that set each time limit, named in every message about it: a message must name a flag the
+    command it comes from really has (``sllmb run`` has one per limit, ``sllmb judge`` one for all)."""
+
+    connect: str = "--connect-timeout"
+    first_byte: str = "--first-byte-timeout"
+    idle: str = "--idle-timeout"
+    total: str = "--request-timeout"
+
+
+@dataclass(frozen=True)
+class Prefill:
+    """How long the server took before the warm-up's first data: a part that grows with the prompt (per token)
+    and one that does not. Measured on a prompt of a few tokens, so the fixed overhead counts as prompt time
+    too and the estimate for a long prompt errs long, the safe side of a deadline."""
+
+    fixed_s: float
+    per_token_s: float
+
+    def expected_s(self, tokens: int) -> float:
+        return self.fixed_s + max(0, tokens) * self.per_token_s
+
+    def times(self, parallel: int) -> Prefill:
+        """With ``parallel`` requests sharing the server, each prompt is read about that many times slower."""
+        return Prefill(self.fixed_s * parallel, self.per_token_s * parallel)
+
+
+#: The first-byte deadline of a streamed request, when the warm-up measured the server, is this many times the
+#: time its prompt should take, at least ``first_byte_floor_s`` and at most ``first_byte_s``.
+FIRST_BYTE_MULTIPLE = 8.0
+
+
+@dataclass(frozen=True)
 class RequestLimits:
     """What one request may take. Each time limit has a ``sllmb run`` flag; the defaults are minutes."""
 
@@ -48,6 +83,31 @@ class RequestLimits:
     max_line_bytes: int = 1 << 20  # one SSE line (one chunk)
     max_error_bytes: int = 64 << 10  # the body of a non-200 reply
     stored_chars: int = 256_000  # content, reasoning or arguments kept per reply; the rest is clipped
+    # The server check's reads (/v1/models, /props, /api/show, /api/ps, /tokenize ...): each must arrive whole
+    # within check_s and hold at most max_check_bytes (a server's metadata is kilobytes).
+    check_s: float = 15.0
+    max_check_bytes: int = 4 << 20
+    # A streamed request's first-byte deadline follows its prompt (``first_byte_for``) when the warm-up measured
+    # the server (``prefill``) and the user left --first-byte-timeout to its default (``scale_first_byte``);
+    # first_byte_s is then the ceiling.
+    scale_first_byte: bool = True
+    first_byte_floor_s: float = 20.0
+    prefill: Prefill | None = None
+    flags: LimitFlags = LimitFlags()
+
+    def first_byte_for(self, prompt_tokens: int) -> float:
+        """The first-byte deadline of a streamed request whose prompt is about ``prompt_tokens`` tokens."""
+        if self.prefill is None or not self.scale_first_byte:
+            return self.first_byte_s
+        scaled = max(self.first_byte_floor_s, FIRST_BYTE_MULTIPLE * self.prefill.expected_s(prompt_tokens))
+        return round(min(self.first_byte_s, scaled), 1)
+
+    def with_prefill(self, prefill: Prefill | None, parallel: int) -> RequestLimits:
+        """These limits with first-byte deadlines scaled to what the warm-up measured, for ``parallel``
+        requests at once; unchanged when the user fixed --first-byte-timeout or nothing was measured."""
+        if prefill is None or not self.scale_first_byte:
+            return self
+        return replace(self, prefill=prefill.times(max(1, parallel)))
 
     def reply_bytes(self, max_tokens: int) -> int:
         """The most bytes a reply of ``max_tokens`` may take on the wire."""
@@ -73,6 +133,102 @@ def clip(text: str, limit: int) -> str:
     return text[:limit] + f"… [{len(text) - limit} chars clipped]"
 
 
+def measured_prefill(first_data_ms: float | None, prompt_tokens: int | None, server_prompt_ms: float | None = None,
+                     evaluated_tokens: int | None = None) -> Prefill | None:
+    """What the warm-up says of the server's prompt speed: the time to its first data for a prompt of
+    ``prompt_tokens``, split by the server's own prompt time where it reports one (llama.cpp). None when the
+    figures are missing or not plain positive numbers (a server's timings are as hostile as its text)."""
+    if not _positive(first_data_ms) or not prompt_tokens or prompt_tokens < 1:
+        return None
+    first_s = first_data_ms / 1000  # type: ignore[operator]
+    counted = evaluated_tokens if evaluated_tokens and evaluated_tokens > 0 else prompt_tokens
+    if _positive(server_prompt_ms) and server_prompt_ms <= first_data_ms:  # type: ignore[operator]
+        prompt_s = server_prompt_ms / 1000  # type: ignore[operator]
+        return Prefill(fixed_s=first_s - prompt_s, per_token_s=prompt_s / counted)
+    return Prefill(fixed_s=0.0, per_token_s=first_s / prompt_tokens)
+
+
+def _positive(value: float | None) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value) and value > 0
+
+
+#: Requests in a row that may time out before a client stops sending: the server has stalled, and every
+#: further request would only wait out the same deadline.
+STALL_AFTER = 3
+
+
+class ServerStalled(InfraError):
+    """Several requests in a row timed out: the server stopped answering. Never retried; every request of the
+    client, waiting or new, ends with it at once."""
+
+    def __init__(self, message: str):
+        super().__init__(message, retryable=False)
+
+
+class TimeoutStreak:
+    """Consecutive timed-out requests of one client, whatever their order or concurrency: any request that
+    ends otherwise (a reply, an error status) ends the streak. At ``limit`` the client is stalled for good."""
+
+    def __init__(self, limit: int = STALL_AFTER):
+        self.limit = limit
+        self.count = 0
+        self.last = ""
+        self.stalled = asyncio.Event()
+
+    def timed_out(self, exc: Exception) -> None:
+        if self.stalled.is_set():
+            return
+        self.count += 1
+        self.last = str(exc)
+        if self.count >= self.limit:
+            self.stalled.set()
+
+    def answered(self) -> None:
+        if not self.stalled.is_set():
+            self.count = 0
+
+    def error(self) -> ServerStalled:
+        return ServerStalled(f"the server stopped answering: {self.count} requests in a row timed out "
+                             f"(the last: {self.last})")
+
+    async def race(self, request: Any) -> Any:
+        """Await ``request`` unless the client stalls first; then cancel it and raise ``ServerStalled``."""
+        work = asyncio.ensure_future(request)
+        stall = asyncio.ensure_future(self.stalled.wait())
+        try:
+            await asyncio.wait({work, stall}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for pending in (work, stall):
+                if not pending.done():
+                    pending.cancel()
+            if not work.done():
+                await asyncio.gather(work, return_exceptions=True)  # let it close its connection
+        if not work.cancelled():
+            return work.result()
+        raise self.error()
+
+
+async def fetch_bounded(http: httpx.AsyncClient, method: str, url: str, *, body: Any = None, deadline_s: float,
+                        cap: int, what: str) -> tuple[int, bytes]:
+    """One whole exchange (connect, headers, body) within ``deadline_s`` and at most ``cap`` bytes of body,
+    however the server paces or pads it: a drip of one byte a second or an endless body ends at the bound as
+    ``RequestTimeout`` or ``ReplyTooLarge``. A connection that cannot be made raises httpx's own error."""
+
+    async def exchange() -> tuple[int, bytes]:
+        async with http.stream(method, url, json=body) as response:
+            return response.status_code, await read_capped(response, cap, what)
+
+    try:
+        return await asyncio.wait_for(exchange(), deadline_s)
+    except asyncio.TimeoutError:
+        raise RequestTimeout(f"{what} did not arrive in full within {deadline_s:g} s") from None
+    except httpx.ConnectTimeout:
+        raise
+    except httpx.TimeoutException as exc:
+        raise RequestTimeout(f"{what} did not arrive in full within {deadline_s:g} s ({type(exc).__name__})") \
+            from exc
+
+
 async def read_capped(response: httpx.Response, cap: int, what: str) -> bytes:
     """The whole body of ``response``, refusing one over ``cap`` bytes (read no further than that)."""
     _refuse_encoded(response)
@@ -91,6 +247,9 @@ def _refuse_encoded(response: httpx.Response) -> None:
         raise InfraError(f"the server sent a {encoding}-compressed reply although the request asked for none")
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
 async def sse_lines(
     response: httpx.Response, *, deadline: Callable[[], tuple[float, str]], max_line_bytes: int
 ) -> AsyncIterator[bytes]:
@@ -102,6 +261,7 @@ async def sse_lines(
     _refuse_encoded(response)
     raw = response.aiter_raw()
     buffer = bytearray()
+    started = False  # a byte-order mark may open the stream (the SSE standard says to skip one there)
     while True:
         until, why = deadline()
         remaining = until - time.monotonic()
@@ -114,6 +274,12 @@ async def sse_lines(
         except asyncio.TimeoutError:
             raise RequestTimeout(why) from None
         buffer += piece
+        if not started:
+            if len(buffer) < len(_BOM) and _BOM.startswith(bytes(buffer)):
+                continue  # the mark may come split over pieces: wait for the rest of it
+            started = True
+            if buffer.startswith(_BOM):
+                del buffer[: len(_BOM)]
         start = 0
         while (end := buffer.find(b"\n", start)) >= 0:
             yield bytes(buffer[start:end]).rstrip(b"\r")

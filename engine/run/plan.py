@@ -22,6 +22,7 @@ from engine.core.schema import CheckpointHeader, RunSettings, TrialRecord
 from engine.episodes import MODULES
 from engine.episodes.base import LoadedTask
 from engine.model.local_server import LocalServer
+from engine.model.requestlimits import RequestLimits
 from engine.run.checkpoint import fingerprint
 from engine.run.request import RunRequest
 from engine.run.resume import read_previous, trials_to_keep
@@ -43,6 +44,8 @@ class RunPlan:
     server_kind: str
     served_context: int | None
     server_meta: Mapping[str, Any]
+    limits: RequestLimits  # the request's limits, first-byte deadlines scaled to the warm-up's measure
+    whole_prompt_counts: bool  # the server counts a prompt whole, cached part included (the truncation rule)
     header: CheckpointHeader  # the checkpoint's first line; an earlier attempt's start time carries over
     kept: tuple[TrialRecord, ...]  # earlier trials that stand
     previous_duration_s: float  # the time earlier attempts took, added to this one's
@@ -142,6 +145,8 @@ async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: S
         server_kind=facts.kind,
         served_context=facts.served_context,
         server_meta=facts.meta,
+        limits=facts.limits,
+        whole_prompt_counts=facts.whole_prompt_counts,
         header=header,
         kept=trials_to_keep(previous, runnable, settings.trials),
         previous_duration_s=previous.duration_s,

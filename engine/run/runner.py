@@ -157,7 +157,7 @@ class Runner:
             thinking=settings.thinking, max_retries=request.max_retries, backoff_s=request.backoff_s,
             timeout_s=request.request_timeout_s, top_p=settings.top_p, server_kind=plan.server_kind,
             served_context=plan.served_context, sampler=servers.sampler_fields(plan.server_kind),
-            limits=request.limits, stop_loops=request.stop_loops,
+            limits=plan.limits, stop_loops=request.stop_loops, whole_prompt_counts=plan.whole_prompt_counts,
         ))
         progress = _progress(request.show_progress, len(jobs) + len(plan.kept), len(plan.kept), settings.model)
         queue: asyncio.Queue[tuple[LoadedTask, int]] = asyncio.Queue()
@@ -166,7 +166,9 @@ class Runner:
 
         async def worker() -> None:
             nonlocal skipped
-            while True:
+            # A stalled client (STALL_AFTER requests in a row timed out) ends every trial waiting on it as
+            # infrastructure at once; no worker starts another into the same wall.
+            while not client.stalled:
                 try:
                     task, trial = queue.get_nowait()
                 except asyncio.QueueEmpty:
@@ -198,6 +200,8 @@ class Runner:
         finally:
             checkpoint.close()
             await client.aclose()
+        if client.stalled:
+            raise _stopped(plan, client, results, queue.qsize())
         wall = time.perf_counter() - started
         ran = results[len(plan.kept):]
         cost = run_cost(ran, wall, settings.concurrency,
@@ -235,6 +239,21 @@ class Runner:
         # Every trial that stands is in the file now (the resume rule refuses a run that would leave one out).
         checkpoint.path.unlink(missing_ok=True)
         return run
+
+
+def _stopped(plan: RunPlan, client: ChatClient, results: list[TrialRecord], unstarted: int) -> UserError:
+    """The message of a run stopped because the server stopped answering: what is kept, and how to go on."""
+    ran = results[len(plan.kept):]
+    timed_out = sum(r.infra for r in ran)
+    kept = len(results) - timed_out
+    lim = plan.limits.flags
+    return UserError(
+        f"stopped the run: {client.streak.error()}. {kept} finished trial(s) are kept in "
+        f"{checkpoint_path(plan.request.output)}; the {timed_out} trial(s) that were waiting on the server are "
+        f"recorded there as infrastructure failures and {unstarted} did not start. When the server answers "
+        "again, re-issue the same command: the run resumes there, and those trials run again. If the server is "
+        f"only slow, give it longer with {lim.first_byte} S (and {lim.total} S)."
+    )
 
 
 class _Progress:

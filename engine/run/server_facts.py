@@ -14,7 +14,8 @@ from engine.episodes.base import LoadedTask
 from engine.model import servers
 from engine.model.client import ClientSettings
 from engine.model.local_server import LocalServer
-from engine.model.preflight import inspect_server
+from engine.model.preflight import ServerInfo, inspect_server
+from engine.model.requestlimits import RequestLimits
 from engine.run.request import RunRequest
 
 
@@ -26,6 +27,9 @@ class ServerFacts:
     temperature: float
     top_p: float
     meta: Mapping[str, Any]  # what the result file records about the server (provenance.server)
+    # The run's request limits, first-byte deadlines scaled to what the warm-up measured where they may be.
+    limits: RequestLimits
+    whole_prompt_counts: bool  # the server counts a prompt whole, its cached part included
 
 
 def embedded_meta(server: LocalServer) -> dict[str, Any]:
@@ -63,11 +67,25 @@ async def check_server(request: RunRequest, endpoint: str, tasks: Sequence[Loade
     meta = {**info.as_meta(), "sampler": {"temperature": temperature, "top_p": top_p,
                                           **servers.sampler_fields(info.kind)},
             **(embedded_meta(embedded) if embedded is not None else {})}
+    concurrency = info.default_concurrency if request.concurrency is None else request.concurrency
     return ServerFacts(
         kind=info.kind,
         served_context=info.served_context,
-        concurrency=info.default_concurrency if request.concurrency is None else request.concurrency,
+        concurrency=concurrency,
         temperature=temperature,
         top_p=top_p,
         meta=MappingProxyType(meta),
+        limits=scaled_limits(base.request_limits(), info, concurrency),
+        whole_prompt_counts=info.whole_prompt_counts,
     )
+
+
+def scaled_limits(limits: RequestLimits, info: ServerInfo, concurrency: int) -> RequestLimits:
+    """The limits with first-byte deadlines scaled to the warm-up's prefill speed, ``concurrency`` requests
+    sharing the server. Not where requests may queue (more at once than the server has slots, or slots not
+    known): a queued request's first byte waits on other requests' whole replies, which the warm-up did not
+    measure, so the --first-byte-timeout ceiling stays the deadline."""
+    slots = info.slots or (concurrency if info.kind == servers.VLLM else 1)  # vLLM batches all it is sent
+    if concurrency > slots:
+        return limits
+    return limits.with_prefill(info.prefill, concurrency)

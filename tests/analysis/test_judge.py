@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -24,9 +26,11 @@ from engine.analysis.judge import (
     sendable,
     write_judged_file,
 )
-from engine.cli import main
+from engine.cli import build_parser, main
 from engine.core.results import load_run_file, write_run_file
 from engine.core.schema import Grade, Provenance, RunFile, RunSettings, TrialRecord, Turn
+from tests.helpers import hostile_server as hs
+from tests.helpers.hostile_server import HostileServer
 from tests.helpers.scripted_server import Action, ScriptedServer
 
 KEY = "sk-judge-secret-4242"
@@ -323,8 +327,48 @@ def test_a_judge_that_times_out_is_a_failed_call(tmp_path: Path) -> None:
         judged = judge_run(load_run_file(raw), raw, cfg(srv.url, timeout_s=0.4))
     v = next(v for v in judged.verdicts if v.task_id == "mt_fake")
     assert v.status == "failed" and "timed out" in (v.error or "") and v.final_passed
+    assert flags_in(v.error or "") == {"--judge-timeout"}  # the judge's own flag, not the run's
     assert judged.flagged_modules == ["multi_turn_if"]
     assert judged.modules["multi_turn_if"].failed == 1 and judged.modules["tools"].complete
+
+
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def flags_in(text: str) -> set[str]:
+    return set(_FLAG.findall(text))
+
+
+def judge_options() -> set[str]:
+    """Every option string ``sllmb judge`` really has, from its own parser."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return set(sub.choices["judge"]._option_string_actions)
+
+
+def test_a_stalled_judge_stops_after_three_timeouts_in_a_row_writes_nothing_and_names_real_flags(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    raw = write_raw(tmp_path)
+    out = judged_path_for(raw)
+    with ScriptedServer(fair_judge) as srv:  # a judged file from an earlier, working judge
+        write_judged_file(out, judge_run(load_run_file(raw), raw, cfg(srv.url)))
+    before = out.read_bytes()
+    monkeypatch.setenv("JUDGE_API_KEY", KEY)
+    monkeypatch.chdir(tmp_path)
+    with HostileServer(hs.stall(60)) as srv:  # headers, then nothing, for every call
+        started = time.monotonic()
+        code = main(["judge", "--results", str(raw), "--judge-endpoint", srv.url, "--judge-model", "j",
+                     "--judge-timeout", "0.5", "--judge-concurrency", "2"])
+        took = time.monotonic() - started
+        calls = len(srv.requests)
+    err = capsys.readouterr().err
+    assert code == 2 and "stopped judging" in err and "3 calls in a row timed out" in err
+    # six trials to judge, two at a time, each call retried once: stopped at the third timeout in a row
+    assert calls <= 4 and took < 5
+    assert out.read_bytes() == before  # the earlier judged file is not replaced by one of failures
+    named = flags_in(err)
+    assert "--judge-timeout" in named and named <= judge_options(), named - judge_options()
 
 
 def test_the_api_key_never_reaches_a_written_file(tmp_path: Path, monkeypatch) -> None:
@@ -339,7 +383,7 @@ def test_the_api_key_never_reaches_a_written_file(tmp_path: Path, monkeypatch) -
         if path.is_file():
             assert KEY not in path.read_text(encoding="utf-8", errors="replace"), path
     judged = load_judged_file(judged_path_for(raw))
-    assert "[key]" in judged.verdicts[0].judge_reason  # a judge echoing the key is scrubbed
+    assert "[redacted]" in judged.verdicts[0].judge_reason  # a judge echoing the key is scrubbed
 
 
 def test_a_verdict_goes_stale_when_the_det_score_changes(tmp_path: Path) -> None:
@@ -381,3 +425,21 @@ def test_judge_without_endpoint_is_a_clear_error(tmp_path: Path, monkeypatch, ca
     monkeypatch.chdir(tmp_path)
     assert main(["judge", "--results", str(raw)]) == 2
     assert "JUDGE_ENDPOINT" in capsys.readouterr().err
+
+
+def test_reshaped_copies_of_the_judge_key_in_its_reasons_are_scrubbed(tmp_path: Path, monkeypatch) -> None:
+    raw = write_raw(tmp_path)
+    reshaped = (KEY[::-1], " ".join(KEY), ".".join(KEY))
+
+    def echoing(body: dict) -> Action:
+        action = fair_judge(body)
+        reason = "; ".join(reshaped)
+        action.text = action.text.replace(f"looked at it; key {KEY}", reason)
+        return action
+
+    monkeypatch.setenv("JUDGE_API_KEY", KEY)
+    monkeypatch.chdir(tmp_path)
+    with ScriptedServer(echoing) as srv:
+        assert main(["judge", "--results", str(raw), "--judge-endpoint", srv.url, "--judge-model", "j"]) == 0
+    stored = judged_path_for(raw).read_text(encoding="utf-8")
+    assert "[redacted]" in stored and not any(copy in stored for copy in reshaped)

@@ -2,7 +2,9 @@
 
 Each *behaviour* writes raw bytes on a real TCP connection: replies of the wrong JSON shape, headers and
 then nothing, a keep-alive comment every so often and no data, an endless token stream, one enormous
-chunk, ten thousand tool calls, a 500 that echoes the request's headers, a ``Retry-After`` of an hour.
+chunk, ten thousand tool calls, a 500 that echoes the request's headers, a ``Retry-After`` of an hour, a
+metadata body dripped a byte a second or claiming 600 MB. Chat requests go to the server's behaviour; any
+other path to the behaviour ``routes`` names for it (``/v1/models`` answers a one-model list unless routed).
 The server records what it was sent, and how many bytes it managed to write before the client hung up.
 """
 
@@ -72,20 +74,30 @@ class _Handler(BaseHTTPRequestHandler):
     # -- routes ---------------------------------------------------------------------------------------
 
     def do_GET(self) -> None:  # noqa: N802
-        if self.path.split("?")[0] == "/v1/models":
-            self.body_reply(200, json.dumps({"object": "list", "data": [{"id": "hostile"}]}).encode())
-        else:
-            self.body_reply(404, b'{"error": "no route"}')
+        hostile: HostileServer = self.server.owner  # type: ignore[attr-defined]
+        path = self.path.split("?")[0]
+        route = hostile.routes.get(path)
+        try:
+            if route is not None:
+                route(self, {})
+            elif path == "/v1/models":
+                self.body_reply(200, json.dumps({"object": "list", "data": [{"id": "hostile"}]}).encode())
+            else:
+                self.body_reply(404, b'{"error": "no route"}')
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def do_POST(self) -> None:  # noqa: N802
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
         hostile: HostileServer = self.server.owner  # type: ignore[attr-defined]
-        with hostile.lock:
-            hostile.requests.append(body)
-            hostile.headers.append(dict(self.headers))
+        route = hostile.routes.get(self.path.split("?")[0])
+        if route is None:
+            with hostile.lock:
+                hostile.requests.append(body)
+                hostile.headers.append(dict(self.headers))
         try:
-            hostile.behaviour(self, body)
+            (route or hostile.behaviour)(self, body)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client closed the connection: what a bounded client does
 
@@ -93,8 +105,9 @@ class _Handler(BaseHTTPRequestHandler):
 class HostileServer:
     """``with HostileServer(behaviour) as srv: srv.url`` is the /v1 base URL."""
 
-    def __init__(self, behaviour: Behaviour):
+    def __init__(self, behaviour: Behaviour, routes: dict[str, Behaviour] | None = None):
         self.behaviour = behaviour
+        self.routes = dict(routes or {})
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.bytes_sent = 0
@@ -244,3 +257,58 @@ def ok_text(text: str = "ok") -> Behaviour:
             reply_json(completion({"role": "assistant", "content": text}))(h, body)
 
     return run
+
+
+def first_then(first: Behaviour, count: int, then: Behaviour) -> Behaviour:
+    """``first`` for the first ``count`` chat requests (the warm-up, say), ``then`` for every later one."""
+    seen = {"n": 0}
+    lock = threading.Lock()
+
+    def run(h: _Handler, body: dict[str, Any]) -> None:
+        with lock:
+            seen["n"] += 1
+            n = seen["n"]
+        (first if n <= count else then)(h, body)
+
+    return run
+
+
+def drip_body(every_s: float = 1.0, seconds: float = 120.0) -> Behaviour:
+    """A 200 that promises a kilobyte of JSON and sends it one byte every ``every_s``."""
+
+    def run(h: _Handler, body: dict[str, Any]) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", "1024")
+        h.end_headers()
+        h.wfile.flush()
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            h.write(b" ")
+            time.sleep(every_s)
+
+    return run
+
+
+def flood_body(claimed: int = 600 << 20) -> Behaviour:
+    """A 200 that claims ``claimed`` bytes of JSON and writes them as fast as the client takes them."""
+    piece = b'{"pad": "' + b"A" * (64 << 10)
+
+    def run(h: _Handler, body: dict[str, Any]) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(claimed))
+        h.end_headers()
+        sent = 0
+        while sent < claimed:
+            h.write(piece)
+            sent += len(piece)
+
+    return run
+
+
+def llama_props(slots: int = 4, n_ctx: int = 8192) -> Behaviour:
+    """llama.cpp's /props: the server is llama.cpp, with ``slots`` slots of ``n_ctx`` tokens."""
+    props = {"default_generation_settings": {"n_ctx": n_ctx, "params": {}}, "total_slots": slots,
+             "build_info": "b0-hostile"}
+    return lambda h, body: h.body_reply(200, json.dumps(props).encode())

@@ -13,7 +13,16 @@ import pytest
 from engine.core.errors import ContextOverflow, InfraError
 from engine.model.client import MAX_TIMEOUT_RETRIES, ChatClient, ClientSettings
 from engine.model.replies import Chunk, Completion
-from engine.model.requestlimits import DELTA_SLACK, ReplyTooLarge, RequestLimits, RequestTimeout
+from engine.model.requestlimits import (
+    DELTA_SLACK,
+    FIRST_BYTE_MULTIPLE,
+    Prefill,
+    ReplyTooLarge,
+    RequestLimits,
+    RequestTimeout,
+    ServerStalled,
+    measured_prefill,
+)
 from tests.helpers import hostile_server as hs
 from tests.helpers.hostile_server import HostileServer
 
@@ -168,9 +177,12 @@ def test_an_endless_token_stream_is_closed_at_max_tokens_as_a_length_cut():
 
 @pytest.mark.parametrize("stream", [True, False])
 def test_one_fifty_megabyte_chunk_is_refused_without_being_stored(stream):
+    # The size cap is under test, not the clock: generous deadlines, so a loaded machine that is slow to start
+    # the 50 MB chunk cannot turn this into a time-out.
+    patient = RequestLimits(first_byte_s=20.0, idle_s=20.0, total_s=60.0, max_retry_after_s=0.3)
     with HostileServer(hs.huge_chunk(50, stream=stream)) as srv:
         with pytest.raises(ReplyTooLarge, match="more than"):
-            chat(srv.url, stream=stream, retries=0, max_tokens=1024)
+            chat(srv.url, stream=stream, retries=0, max_tokens=1024, limits=patient)
         sent = srv.bytes_sent
     assert sent < 50 << 20  # the client hung up long before the end
 
@@ -207,3 +219,93 @@ def test_a_server_echoing_a_request_that_holds_an_overflow_phrase_is_not_the_mod
         with pytest.raises(InfraError) as caught:
             chat(srv.url, stream=False, messages=messages)
     assert not isinstance(caught.value, ContextOverflow)
+
+
+# -- a byte-order mark ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["whole", "split_over_writes"])
+def test_a_stream_opening_with_a_byte_order_mark_keeps_its_first_event(split):
+    bom = b"\xef\xbb\xbf"
+    first = f"data: {json.dumps(_delta(content='first '))}\n\n".encode()
+
+    def behaviour(h, body):
+        h.stream_start()
+        if split:  # the mark's bytes in separate TCP writes, as a slow proxy may send them
+            for i in range(3):
+                h.chunk(bom[i:i + 1])
+                time.sleep(0.05)
+            h.chunk(first)
+        else:
+            h.chunk(bom + first)
+        h.event({"choices": [{"index": 0, "delta": {"content": "second"}, "finish_reason": "stop"}]})
+        h.stream_end()
+
+    with HostileServer(behaviour) as srv:
+        reply = chat(srv.url)
+    assert reply.content == "first second"
+
+
+# -- first-byte deadlines that follow the prompt, and a stalled client ----------------------------------------
+
+
+def test_the_first_byte_deadline_follows_the_prompt_between_its_floor_and_its_ceiling():
+    measured = Prefill(fixed_s=0.05, per_token_s=0.002)  # 500 tokens a second
+    limits = RequestLimits().with_prefill(measured, parallel=1)
+    assert limits.first_byte_for(100) == limits.first_byte_floor_s  # a short prompt: the floor
+    assert limits.first_byte_for(4000) == pytest.approx(FIRST_BYTE_MULTIPLE * (0.05 + 4000 * 0.002), abs=0.1)
+    assert limits.first_byte_for(10**6) == limits.first_byte_s  # never past --first-byte-timeout's default
+    # four requests reading their prompts at once each take about four times as long
+    assert RequestLimits().with_prefill(measured, parallel=4).first_byte_for(4000) > limits.first_byte_for(4000)
+    # nothing measured, or a --first-byte-timeout the user gave: that value, whatever the prompt
+    assert RequestLimits().first_byte_for(10) == RequestLimits().first_byte_s
+    fixed = RequestLimits(first_byte_s=42.0, scale_first_byte=False).with_prefill(measured, parallel=1)
+    assert fixed.first_byte_for(10) == fixed.first_byte_for(10**6) == 42.0
+
+
+@pytest.mark.parametrize("first_ms,tokens,prompt_ms", [
+    (float("inf"), 500, None), (float("nan"), 500, None), (-5.0, 500, None), (None, 500, None), (80.0, 0, None),
+])
+def test_a_warm_up_timing_that_is_not_a_plain_positive_number_measures_nothing(first_ms, tokens, prompt_ms):
+    assert measured_prefill(first_ms, tokens, prompt_ms) is None
+
+
+def test_server_timings_split_the_warm_ups_time_and_absurd_ones_are_not_used():
+    split = measured_prefill(100.0, 500, 60.0, 500)
+    assert split == Prefill(fixed_s=pytest.approx(0.04), per_token_s=pytest.approx(0.00012))
+    for absurd in (float("inf"), -1.0, 1e12):  # past the time to the first data: the whole time is the prompt's
+        assert measured_prefill(100.0, 500, absurd) == Prefill(fixed_s=0.0, per_token_s=pytest.approx(0.0002))
+
+
+def test_when_requests_keep_timing_out_every_waiting_one_ends_at_once_and_no_more_are_sent():
+    limits = RequestLimits(first_byte_s=0.6, idle_s=0.6, total_s=30.0)
+    settings = ClientSettings(endpoint="", model="hostile", max_retries=4, backoff_s=0.01, limits=limits)
+
+    async def one(client: ChatClient, delay: float):
+        await asyncio.sleep(delay)
+        try:
+            await client.chat(MSGS, max_tokens=8)
+        except InfraError as exc:
+            return exc, time.monotonic()
+
+    with HostileServer(hs.stall(60)) as srv:
+        settings.endpoint = srv.url
+
+        async def go():
+            async with ChatClient(settings) as client:
+                # three sent together time out together; a fourth sent later was still waiting
+                results = await asyncio.gather(*(one(client, d) for d in (0, 0, 0, 0.3)))
+                assert client.stalled
+                sent = len(srv.requests)
+                with pytest.raises(ServerStalled):
+                    await client.chat(MSGS, max_tokens=8)
+                assert len(srv.requests) == sent  # nothing is sent once stalled
+                return results, sent
+
+        started = time.monotonic()
+        results, sent = asyncio.run(go())
+    # the four, and at most the retries of the first two to time out before the third made it three in a row
+    assert 4 <= sent <= 6
+    assert all(isinstance(exc, (ServerStalled, RequestTimeout)) for exc, _ in results)
+    assert isinstance(results[3][0], ServerStalled) and "3 requests in a row timed out" in str(results[3][0])
+    assert max(at for _, at in results) - started < limits.first_byte_s + 1.0  # the fourth did not wait its own

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from engine.core.errors import UserError
 from engine.core.results import load_run_file
-from engine.model.requestlimits import RequestLimits
+from engine.model.requestlimits import STALL_AFTER, RequestLimits
+from engine.run.checkpoint import Checkpoint, checkpoint_path
 from engine.run.request import RunRequest
 from engine.run.runner import run_benchmark
 from tests.conftest import ROOT
@@ -33,10 +35,8 @@ def request(url: str, out: Path, **kw) -> RunRequest:
     hs.stream_events([1, 2, 3]),
     hs.stream_events({"choices": [{"index": 0, "delta": {"content": 42}}]}),
     hs.stream_events({"choices": [], "usage": {"prompt_tokens": "lots"}}),
-    hs.stall(20),
-    hs.drip(every_s=0.1, seconds=20),
     hs.huge_chunk(8),
-], ids=["list_chunk", "number_content", "word_count", "stall", "drip", "huge_chunk"])
+], ids=["list_chunk", "number_content", "word_count", "huge_chunk"])
 def test_a_run_against_a_hostile_server_records_every_trial_as_infra_and_resumes(tmp_path, behaviour):
     out = tmp_path / "r.json"
     with HostileServer(behaviour) as srv:
@@ -45,6 +45,20 @@ def test_a_run_against_a_hostile_server_records_every_trial_as_infra_and_resumes
     for trials in (run.trials, again.trials):
         assert len(trials) == 2 and all(t.infra and not t.scorable for t in trials)
     assert load_run_file(out).trials == again.trials
+
+
+@pytest.mark.parametrize("behaviour", [hs.stall(20), hs.drip(every_s=0.1, seconds=20)], ids=["stall", "drip"])
+def test_a_run_whose_requests_keep_timing_out_stops_resumably_with_every_trial_as_infra(tmp_path, behaviour):
+    out = tmp_path / "r.json"
+    with HostileServer(behaviour) as srv:
+        with pytest.raises(UserError, match="re-issue the same command") as stopped:
+            run_benchmark(request(srv.url, out))
+        # 2 trials, each request tried twice: the third timeout in a row stopped the run, not the fourth
+        assert len(srv.requests) == STALL_AFTER
+    assert "3 requests in a row timed out" in str(stopped.value) and "--first-byte-timeout" in str(stopped.value)
+    assert not out.exists()  # the run did not finish: no result file pretends it did
+    header, trials = Checkpoint(checkpoint_path(out)).read()
+    assert header is not None and len(trials) == 2 and all(t.infra for t in trials)
 
 
 def test_an_echoed_key_reaches_neither_the_result_file_nor_the_checkpoint(tmp_path):

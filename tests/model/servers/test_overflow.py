@@ -10,6 +10,7 @@ import pytest
 from engine.core.errors import ContextOverflow
 from engine.model import servers
 from engine.model.client import ChatClient, ClientSettings, SilentTruncation
+from engine.model.overflow import prompt_token_estimate, prompt_token_floor
 from engine.model.preflight import inspect_server
 from engine.run.runner import run_benchmark
 from tests.helpers.fake_servers import (
@@ -19,6 +20,7 @@ from tests.helpers.fake_servers import (
     FakeVLLM,
     Say,
     always,
+    has_marker,
     honest_prompt_tokens,
 )
 from tests.model.servers.conftest import knowledge_script, run_request, write_long_task
@@ -82,16 +84,31 @@ def test_ollama_dropping_the_oldest_turns_of_a_conversation_is_caught_from_the_p
     assert [r.content for r in replies] == ["ok", "ok"]
 
 
+def dense_prompt(tokens: int) -> list[dict]:
+    """A prompt of few words (long hexadecimal runs), whose text alone proves little about its length."""
+    chunk = "9f3a0c7e5b2d4f61" * 4
+    text = " ".join([chunk] * (tokens * 4 // (len(chunk) + 1) + 1))[: tokens * 4]
+    return [{"role": "system", "content": "You are a careful reader."}, {"role": "user", "content": text}]
+
+
 def test_a_llama_cpp_build_that_cut_prompts_is_caught_by_its_own_tokenizer():
-    # builds from before the truncation was removed, started with context shift: keep the last n_ctx/2 blocks
+    # builds from before the truncation was removed, started with context shift: keep the last n_ctx/2 blocks.
+    # A cut of a dense prompt to ~3,000 tokens stays above what its text alone proves (1 token in 8 characters).
+    with FakeLlamaCpp(always(Say(text="ok")), n_ctx=4096, context_shift_truncates=True) as srv:
+        with pytest.raises(SilentTruncation) as caught:
+            chat_all(srv, [dense_prompt(5000)], served_context=4096)
+        assert srv.tokenized == 1 and prompt_token_floor(dense_prompt(5000)) < caught.value.reported < 4096
+    with FakeLlamaCpp(always(Say(text="ok")), n_ctx=8192) as srv:  # an honest count in the same band
+        (reply,) = chat_all(srv, [dense_prompt(5000)], served_context=8192)
+        assert srv.tokenized == 1
+    assert reply.content == "ok"
+
+
+def test_a_cut_prose_prompt_is_caught_by_its_words_alone():
     with FakeLlamaCpp(always(Say(text="ok")), n_ctx=4096, context_shift_truncates=True) as srv:
         with pytest.raises(SilentTruncation) as caught:
             chat_all(srv, [one_long_prompt(5000)], served_context=4096)
-        assert srv.tokenized == 1 and caught.value.reported < 4096
-    with FakeLlamaCpp(always(Say(text="ok")), n_ctx=8192) as srv:  # an honest count in the same band
-        (reply,) = chat_all(srv, [one_long_prompt(5000)], served_context=8192)
-        assert srv.tokenized == 1
-    assert reply.content == "ok"
+        assert srv.tokenized == 0 and caught.value.reported < 4096  # no tokenizer needed
 
 
 # -- 2. Ollama's names ---------------------------------------------------------------------------------------
@@ -191,3 +208,54 @@ def test_an_over_window_trial_is_named_in_its_record_and_the_run_says_how_to_enl
         assert trial.invalid_reason == "silent_truncation" and trial.grade is None
     advice = " ".join(run.provenance.server["advice"])
     assert fix in advice and fix in capsys.readouterr().err
+
+
+# -- 7. a cut is a cut whatever the window (issue #27, item 6) ------------------------------------------------
+
+
+class ShrinkingOllama(FakeOllama):
+    """An Ollama 0.30 restarted mid-run with a smaller window: 32k through the server check (its warm-ups and
+    /api/ps), 4k from the first trial on."""
+
+    def window(self) -> int:
+        trial_started = any(has_marker(c, "inventory log") for c in self.chats)
+        return 4096 if trial_started else 32768
+
+
+def test_a_window_that_shrinks_mid_run_cuts_a_long_prompt_and_the_trial_is_invalid_not_the_models(tmp_path):
+    task_id = write_long_task(tmp_path / "bank", words=19500)
+    with ShrinkingOllama(knowledge_script(), version="0.30.2") as srv:
+        request = run_request(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id,
+                              allow_undersized_context=True)
+        run = run_benchmark(request)
+        asked = srv.chats[-1]
+    assert run.provenance.served_context == 32768  # what the server check read
+    assert prompt_token_estimate(asked["messages"]) > 22_000  # a 23k-token prompt, well under half of 32k...
+    (trial,) = run.trials
+    # ...cut to one under the new window: far under what the prompt must hold, so invalid, never graded
+    assert trial.invalid_reason == "silent_truncation" and trial.grade is None and not trial.scorable
+    assert "reported 4095 prompt tokens" in (trial.error or "")
+
+
+def test_an_old_ollama_cutting_to_exactly_its_unreported_window_gets_no_verdict(tmp_path):
+    # Ollama 0.9: cuts to exactly num_ctx (2048) and leaves context_length out of /api/ps, so no window is known
+    task_id = write_long_task(tmp_path / "bank", words=3100)
+    with FakeOllama(knowledge_script(), version="0.9.6", num_ctx=2048, ps_context=False) as srv:
+        run = run_benchmark(run_request(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id))
+        asked = srv.chats[-1]
+    assert run.provenance.served_context is None
+    assert 3500 < prompt_token_estimate(asked["messages"]) < 3900  # the bench's own estimate: ~3,700 tokens
+    (trial,) = run.trials
+    assert trial.invalid_reason == "silent_truncation" and trial.grade is None
+    assert "reported 2048 prompt tokens" in (trial.error or "")
+    assert "OLLAMA_CONTEXT_LENGTH" in " ".join(run.provenance.server["advice"])
+
+
+def test_an_honest_count_of_a_long_prompt_in_a_large_window_is_not_a_cut(tmp_path):
+    """The other side of the rule: an honest server's count of the same long prompt is never under it."""
+    task_id = write_long_task(tmp_path / "bank", words=19500)
+    with FakeOllama(knowledge_script(), version="0.30.2", num_ctx=32768) as srv:
+        run = run_benchmark(run_request(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id,
+                                        allow_undersized_context=True))
+    (trial,) = run.trials
+    assert trial.invalid_reason is None and trial.grade is not None and trial.scorable

@@ -10,6 +10,7 @@ import pytest
 from engine.core.errors import ContextOverflow, InfraError
 from engine.core.results import load_run_file
 from engine.model.client import ChatClient, ClientSettings, SilentTruncation
+from engine.model.preflight import inspect_server
 from engine.model.servers import sampler_fields
 from engine.run.runner import run_benchmark
 from tests.helpers.fake_servers import (
@@ -80,16 +81,40 @@ def test_an_honest_server_with_the_same_long_prompt_is_not_flagged():
 
 
 class _CountsOnlyNewTokens(FakeOpenAICompat):
-    """Reports only the tokens it had to process (the rest came from its cache), as some versions did."""
+    """Reports only the tokens it had to compute, leaving out what its one-slot prompt cache held (the previous
+    request's messages, where this one starts with them), as some versions did."""
+
+    last: list = []
 
     def chat(self, body):
-        return self.reply(body, self.script(body), prompt_tokens=20)
+        messages = body.get("messages") or []
+        cached = self.last if messages[: len(self.last)] == self.last else []
+        self.last = messages
+        counted = honest_prompt_tokens(body) - (honest_prompt_tokens({"messages": cached}) if cached else 0)
+        return self.reply(body, self.script(body), prompt_tokens=max(1, counted))
 
 
-def test_a_low_count_well_inside_the_served_window_is_cache_accounting_not_truncation():
+def test_the_server_check_finds_a_server_that_counts_only_uncached_tokens():
     with _CountsOnlyNewTokens() as srv:
-        reply, _ = ask(srv, long_messages(), served_context=131072)
-    assert reply.content == "ready"
+        settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, timeout_s=10)
+        info = asyncio.run(inspect_server(srv.url, None, srv.model, warm=True, client_settings=settings, poll_s=0.05))
+        assert len(srv.chats) == 2  # the warm-up, and the same again to see how a cached prompt is counted
+    assert info.whole_prompt_counts is False and "uncached tokens only" in info.details["prompt_counts"]
+    with FakeLlamaCpp() as srv:  # counts whole prompts (and says what came from its cache)
+        settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, timeout_s=10)
+        info = asyncio.run(inspect_server(srv.url, None, srv.model, warm=True, client_settings=settings, poll_s=0.05))
+    assert info.whole_prompt_counts is True and "prompt_counts" not in info.details
+
+
+def test_on_such_a_server_a_low_count_well_inside_the_window_is_cache_accounting_not_truncation():
+    with _CountsOnlyNewTokens() as srv:
+        first, _ = ask(srv, long_messages(), served_context=131072, whole_prompt_counts=False)
+        again, _ = ask(srv, long_messages(), served_context=131072, whole_prompt_counts=False)
+    assert first.content == again.content == "ready" and again.usage.prompt_tokens == 1
+    with _CountsOnlyNewTokens() as srv:  # the same count from a server that counts whole prompts is a cut
+        ask(srv, long_messages(), served_context=131072)
+        with pytest.raises(SilentTruncation, match="reported 1 prompt tokens"):
+            ask(srv, long_messages(), served_context=131072)
 
 
 def test_a_silently_truncated_trial_is_invalid_and_the_run_says_how_to_fix_the_window(tmp_path, capsys):
@@ -122,7 +147,7 @@ def test_a_window_that_preflight_reads_refuses_the_run_before_any_trial(tmp_path
     with FakeOllama(knowledge_script(), num_ctx=2048) as srv:
         with pytest.raises(UserError, match="context window is 2048 tokens"):
             run_benchmark(run_request(srv, tmp_path / "r.json", tasks_dir=tmp_path / "bank", pattern=task_id))
-        assert len(srv.chats) == 1  # the warm-up only
+        assert len(srv.chats) == 2  # the warm-up only (sent twice: how is a cached prompt counted?)
 
 
 # -- thinking switch --------------------------------------------------------------------------------------
@@ -333,7 +358,7 @@ def test_preflight_refuses_a_tool_run_on_llama_cpp_without_jinja_naming_the_flag
         settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=3, timeout_s=10)
         with pytest.raises(UserError, match="rejected a request with tools: restart llama-server with --jinja"):
             asyncio.run(inspect_server(srv.url, None, srv.model, warm=True, needs_tools=True, client_settings=settings))
-        assert len(srv.chats) == 2  # the warm-up and one tool-call check, not retried
+        assert len(srv.chats) == 3  # the warm-up (twice) and one tool-call check, not retried
 
 
 # -- sampler ---------------------------------------------------------------------------------------------
@@ -344,13 +369,13 @@ def test_every_request_carries_an_explicit_sampler(server, tmp_path):
     with server(knowledge_script(), **({"loaded": True} if server is FakeLMStudio else {})) as srv:
         run_benchmark(run_request(srv, tmp_path / "r.json", pattern="kn_rail*"))
         sent = srv.chats
-    assert len(sent) == 2  # warm-up and the trial
+    assert len(sent) == 3  # the warm-up, sent twice (how is a cached prompt counted?), and the trial
     for body in sent:
         assert body["temperature"] == 0.6 and body["top_p"] == 0.95
         for key, value in sampler_fields(srv.kind).items():
             assert body[key] == value
     if server is FakeVLLM:  # nothing left for the model's generation config to fill in
-        assert srv.defaulted == [[], []]
+        assert srv.defaulted == [[], [], []]
 
 
 def test_a_given_temperature_is_sent_as_given(tmp_path):
