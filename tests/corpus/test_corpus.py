@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from engine.bank.load import load_bank
 from engine.commands.graders import summary
@@ -47,10 +48,27 @@ def replayed(key: tuple[str, str]) -> dict[str, CaseResult]:
     return _replayed[key]
 
 
-@pytest.mark.parametrize(("key", "case"), CASES, ids=[f"{t}/{b}/{c}" for (t, b), c in CASES])
+# Cases the graders are known to misjudge, with the mechanism that is missing (published on the accuracy page).
+KNOWN_WRONG: dict[str, str] = yaml.safe_load((CORPUS_DIR / "known_wrong.yaml").read_text(encoding="utf-8")) or {}
+
+
+def _case_param(key: tuple[str, str], case: str) -> object:
+    case_id = f"{key[0]}/{key[1]}/{case}"
+    marks = [pytest.mark.xfail(strict=True, reason=f"known grader error: {KNOWN_WRONG[case_id]}")] \
+        if case_id in KNOWN_WRONG else []
+    return pytest.param(key, case, id=case_id, marks=marks)
+
+
+@pytest.mark.parametrize(("key", "case"), [_case_param(k, c) for k, c in CASES])
 def test_case_grades_as_labelled(key: tuple[str, str], case: str) -> None:
     r = replayed(key)[case]
     assert r.got == r.expect, f"labelled {r.expect} ({r.why}); graded {r.got}: {r.reason}"
+
+
+def test_every_known_wrong_case_exists() -> None:
+    ids = {f"{t}/{b}/{c}" for (t, b), c in CASES}
+    missing = set(KNOWN_WRONG) - ids
+    assert not missing, f"known_wrong.yaml names cases the corpus does not hold: {sorted(missing)}"
 
 
 def test_every_task_has_enough_cases_both_ways() -> None:
