@@ -79,21 +79,21 @@ def test_the_reference_file_lists_its_tasks_with_their_outcomes(capsys):
 
 
 def test_a_task_without_trial_lists_its_trials_and_shows_the_first(capsys):
-    code, out, _ = show(capsys, str(REFERENCE), "--task", "code_latest_event")
+    code, out, _ = show(capsys, str(REFERENCE), "--task", "code_split_bill")
     assert code == 0
     assert "3 trial(s)" in out and "failed after 3 attempts" in out
-    assert "code_latest_event · trial 0 · code" in out
+    assert "code_split_bill · trial 0 · code" in out
     # A code trial's grade: the attempts it keeps, one line per attempt, and the task's hash and version.
     assert "per_attempt" in out and "1. {" in out and "3. {" in out
-    assert "hash 44772c406fa925bf · version 2" in out
+    assert "hash 55f4a6e31c046ab5 · version 2" in out
     assert "#1 user" in out and "#2 assistant" in out
 
 
 def test_a_named_trial_shows_its_turns_and_grade(capsys):
-    code, out, _ = show(capsys, str(REFERENCE), "--task", "tl_directory_down", "--trial", "1")
+    code, out, _ = show(capsys, str(REFERENCE), "--task", "tl_duplicate_orders_filter", "--trial", "1")
     assert code == 0
     assert "trial 1" in out and "hard gate" in out and "degenerate" in out
-    assert "seed" in out and "287 prompt, 768 completion" in out
+    assert "seed" in out and "263 prompt, 768 completion" in out
 
 
 def test_markup_in_the_file_prints_as_written(capsys, hostile):
