@@ -104,13 +104,13 @@ def test_a_run_with_stop_loops_records_it_and_grades_the_cut_reply_as_degenerate
 
 
 def test_the_board_flags_a_row_that_used_stop_loops():
-    from engine.publish.board import common_settings, run_settings, setting_flags
+    from engine.core.reference_setting import load_reference_setting
+    from engine.publish.reference import setting_flags
     from tests.conftest import ROOT
 
+    ref = load_reference_setting(ROOT / "results" / "reference" / "setting.yaml")
     plain = load_run_file(ROOT / "results" / "reference" / "smollm2-135m-instruct_raw_results.json")
     cut = plain.model_copy(update={"settings": plain.settings.model_copy(update={"stop_loops": True})})
-    rows = [run_settings(r) for r in (plain, plain, cut)]
-    common = common_settings(rows)
-    assert common["stop_loops"] == "off" and setting_flags(rows[0], common, 3) == []
-    (flag,) = setting_flags(rows[2], common, 3)
-    assert (flag.field, flag.value, flag.common) == ("stop_loops", "on", "off")
+    assert [f for f in setting_flags(plain, ref) if f.field == "stop_loops"] == []
+    (flag,) = [f for f in setting_flags(cut, ref) if f.field == "stop_loops"]
+    assert (flag.value, flag.reference) == ("on", "off")
