@@ -133,9 +133,10 @@ def committed_url(committed_site: Path, committed_port: int) -> Iterator[str]:
     server.shutdown()
 
 
-# Package scope: Playwright's sync API keeps an event loop running in this thread while it is open, so it
-# must close when the site tests end, before any later test calls asyncio.run().
-@pytest.fixture(scope="package")
+# Module scope: Playwright's sync API keeps an event loop running in this thread while it is open, so it must
+# close when a browser test module ends, before any later test (the PR check's honest run, say, in this same
+# package) calls asyncio.run().
+@pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
         pytest.fail(

@@ -3,6 +3,8 @@ they do), the run says so, and the scoring scores such a task on the trials it r
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from engine.analysis.scoring import score_run
 from engine.core.results import load_run_file
 from engine.run.runner import run_benchmark
@@ -66,11 +68,12 @@ def test_at_concurrency_every_task_runs_once_before_any_runs_twice(tmp_path):
 
 
 def test_the_board_flags_a_row_that_used_early_stop(tmp_path):
-    from engine.publish.board import common_settings, run_settings, setting_flags
+    from engine.core.reference_setting import load_reference_setting
+    from engine.publish.reference import setting_flags
 
+    ref = load_reference_setting(Path(__file__).resolve().parents[2] / "results" / "reference" / "setting.yaml")
     run, _ = _run(tmp_path, True, concurrency=1)
     plain = run.model_copy(update={"settings": run.settings.model_copy(update={"early_stop": False})})
-    rows = [run_settings(r) for r in (plain, plain, run)]
-    common = common_settings(rows)
-    (flag,) = setting_flags(rows[2], common, 3)
-    assert (flag.field, flag.value, flag.common) == ("early_stop", "on", "off")
+    assert [f for f in setting_flags(plain, ref) if f.field == "early_stop"] == []
+    (flag,) = [f for f in setting_flags(run, ref) if f.field == "early_stop"]
+    assert (flag.value, flag.reference) == ("on", "off")
