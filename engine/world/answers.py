@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.readers.quantity import Quantity, Reading, compare, describe, find, parse, quantities, said_of
+from engine.world.choice import read_pick
 from engine.world.claims import statement_failures
 from engine.world.figures import figure_of
 from engine.world.spec import AnswerChecks, Term
@@ -104,11 +105,18 @@ def answer_failures(checks: AnswerChecks, final_text: str, outbox: Sequence[Mess
                     seed: WorldState | None = None) -> AnswerResult:
     """The answer checks of a task over the final text and the messages sent. A message check is one check
     however many terms it has. ``seed``: the world as seeded, which tells what a figure measures."""
-    total = len(checks.must_mention) + len(checks.must_not_mention) + len(checks.messages) + len(checks.statements)
+    total = (len(checks.must_mention) + len(checks.must_not_mention) + len(checks.messages) + len(checks.statements)
+             + (checks.pick is not None))
     unsure: list[str] = []
     failed = _text_failures(final_text, checks.must_mention, checks.must_not_mention, "the final answer", seed,
                             unsure)
     failed += statement_failures(final_text, checks.statements)
+    if checks.pick is not None:
+        picked = read_pick(final_text, checks.pick, seed)
+        if not picked.ok:
+            failed.append(f"the final answer does not pick {checks.pick.answer!r}: {picked.why}")
+        elif picked.unsure:
+            unsure.append(f"the final answer's pick: {picked.unsure}")
     for mc in checks.messages:
         sent = [m for m in outbox if m.to == mc.to.strip().lower()]
         first_failures: list[str] = []

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator
 
 from engine.core.schema import Grade
+from engine.world.choice import candidates
 from engine.world.errors import WorldSpecError
 from engine.world.gates import made_call
 from engine.world.grading import grade_episode
@@ -58,6 +59,10 @@ class WorldEpisode(GradeSpec):
         unknown = [g.tool for g in self.gold_actions if self.tools is not None and g.tool not in self.tools]
         if unknown:
             raise WorldSpecError(f"gold actions use tools the task does not offer: {unknown}")
+        pick = self.checks.pick
+        if pick is not None and len(candidates(pick, WorldState.model_validate(self.world))) < 2:
+            raise WorldSpecError(f"checks.pick: {pick.answer!r} has nothing to be picked among; list the other "
+                                 "candidates in 'among' or seed them beside it in the world")
         gold = replay_gold(self.world, self.gold_actions, self)
         made = [o for o in gold.outcomes if not o.error]
         unmade = [p.tool for p in self.required_calls if not any(made_call(p, o) for o in made)]

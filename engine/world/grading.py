@@ -33,6 +33,7 @@ from engine.world.gates import (
     reported_actions,
     required_calls,
     side_effects,
+    stated_facts,
     within_budget,
 )
 from engine.world.replay import CallLike, Replay, replay_episode
@@ -48,13 +49,16 @@ _REASON_ORDER = ("goal_match", "required_calls", "no_side_effects", "no_loop", "
 _MULTIPLIERS = ("answer_checks", "required_calls")
 
 
-def world_findings(replay: Replay, spec: GradeSpec, final_text: str) -> dict[str, Finding]:
+def world_findings(replay: Replay, spec: GradeSpec, final_text: str, request: str = "") -> dict[str, Finding]:
     """Every check of the world over one replay, by name, in the order the grade's details list them.
-    A scored check's name is its breakdown key; the gates come first, the first to fire decides."""
+    A scored check's name is its breakdown key; the gates come first, the first to fire decides.
+    ``request``: what the model was told before it acted (system message and prompt), which the fact check
+    counts as shown to it."""
     return {
         "forbidden_tool": forbidden_calls(replay, spec),
         "call_budget": within_budget(replay, spec),
         "unbacked_claim": reported_actions(replay, spec, final_text),
+        "invented_fact": stated_facts(replay, spec, final_text, request),
         "goal_match": goal_match(replay),
         "no_side_effects": side_effects(replay),
         "efficiency": efficiency_share(replay, spec),
@@ -112,8 +116,10 @@ def grade_episode(
     spec: GradeSpec | Mapping[str, Any] | None = None,
     *,
     final_text: str = "",
+    request: str = "",
 ) -> Grade:
-    """Grade one episode from the seed, the gold actions, the model's calls in order, and its final words."""
+    """Grade one episode from the seed, the gold actions, the model's calls in order, its final words and
+    what it was told before it acted (``request``)."""
     if spec is None:
         spec = GradeSpec()
     elif not isinstance(spec, GradeSpec):
@@ -122,4 +128,4 @@ def grade_episode(
         except ValidationError as exc:
             raise WorldSpecError(f"invalid grading spec: {exc}") from exc
     replay = replay_episode(seed_state, gold_actions, executed_calls, spec)
-    return build_grade(world_findings(replay, spec, final_text))
+    return build_grade(world_findings(replay, spec, final_text, request))

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.world.asks import Ask
+from engine.world.choice import Pick
 from engine.world.claims import Statement
 from engine.world.failures import FailureInjection
 
@@ -47,6 +48,12 @@ class AnswerChecks(_Spec):
     # What the document decided, which the answer must state and not reverse (a summary can name every
     # expected keyword and still say the opposite).
     statements: list[Statement] = Field(default_factory=list)
+    # The candidate a choice must settle on, read through the stance reader (engine.world.choice): a reply
+    # that names it but recommends another, or retracts it for another, fails.
+    pick: Pick | None = None
+    # Identifiers the final answer states (a tracking number, an order id) must come from what the tools
+    # returned or the request said (engine.world.facts); one the episode never showed is invented.
+    facts_from_tools: bool = False
 
 
 class CallPattern(_Spec):

@@ -127,7 +127,9 @@ class Tools:
         body: ToolsBody = task.body
         seen = read_transcript(turns)
         replay = body.replay(seen.calls)
-        by_world = world_findings(replay, body, seen.final_text)
+        # What the model was told before it acted: an identifier from here is not invented.
+        told = f"{system_prompt(body.new_world(), task.task.system)}\n{body.prompt}"
+        by_world = world_findings(replay, body, seen.final_text, told)
         untouched = left_undone(replay)
         malformed = malformed_calls(seen, replay)
         found = {

@@ -1,0 +1,180 @@
+"""Which of several candidates a final message picks, read through the stance reader, not found as a mention.
+
+A task that asks the agent to choose ("the warmest city where it is not raining") is not answered by a reply
+that names the right candidate: "Madrid is warmest, so I'd hold it there; Valencia would be the runner-up"
+names Valencia and picks Madrid, and "Valencia, 27.5 °C. Actually, wait: Seville is the better pick" names
+Valencia and settles on Seville. A task declares a :class:`Pick`: the candidate the answer must commit to,
+and the others it chooses among (by default the other records of the world collection that holds it: the
+cities of ``weather``, the ones the request did not list included).
+
+The reading (:func:`read_pick`), with the stance reader's rules (:mod:`engine.readers.stance`):
+
+- the reply's sentences are read in order; the first that offers a candidate (its head, or a bare value in
+  an aside, not one set aside: "not Seville", nor one said of something else in an aside with words of its
+  own: "Among the four, Valencia would be the runner-up") is the answer sentence. Two candidates offered
+  there ("Valencia or Seville") is a hedge, and fails, unless a concluding connective in it settles on one
+  ("Seville is hotter but it rains there, so I'd go with Valencia");
+- the prose after it is read by :func:`~engine.readers.stance.after_answer`: a revision ("Actually, wait:
+  Seville is the better pick") moves the pick, a hedge with another candidate or a retraction fails it, and
+  prose that only describes the others ("Seville is warmer but has rain showers") changes nothing;
+- a reply that offers another candidate first and the expected one in a later sentence, with no revision
+  between ("Seville is the warmest but it's raining. The warmest dry city is Valencia.") is read as working
+  then answer, a pass the grade marks unsure: the reader cannot tell a conclusion without its marker from a
+  second candidate.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.readers.stance import OFFERED, Mention, after_answer, roles
+from engine.world.state import WorldState
+
+# Sentences end at a full stop, question or exclamation mark before a space, and at a line break (the
+# stance reader cuts prose after an answer the same way).
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
+# Connectives that open a conclusion (the stance reader's concluding words, less those of arithmetic): the
+# candidate after one, in its sentence, is what the reply settles on.
+_CONCLUDES = re.compile(r"\b(?:so|thus|therefore|hence|overall|in\s+the\s+end|final(?:ly)?|answer)\b")
+
+
+class Pick(BaseModel):
+    """The candidate a final message must pick (``answer``) and the others it picks among (``among``; empty:
+    the other records of the seed's collection that holds ``answer``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    answer: str = Field(min_length=1)
+    among: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Picked:
+    """What the reply picks: ``ok`` when it commits to the answer; ``why`` it does not; ``unsure`` when the
+    reading may be wrong."""
+
+    ok: bool
+    why: str = ""
+    unsure: str | None = None
+
+
+def _norm(text: str) -> str:
+    """Lower case, NFKC, Markdown emphasis and code marks removed, line breaks kept (they end sentences)."""
+    plain = re.sub(r"\*\*|__|`|\$\$", "", unicodedata.normalize("NFKC", text)).lower()
+    return "\n".join(" ".join(line.split()) for line in plain.split("\n"))
+
+
+def candidates(pick: Pick, seed: WorldState | None) -> list[str]:
+    """The answer and the others: the declared ones, else the keys beside it in the seed's collection."""
+    others = list(pick.among)
+    if not others and seed is not None:
+        for collection in seed.model_dump().values():
+            if isinstance(collection, dict) and pick.answer in collection:
+                others = [str(k) for k in collection if k != pick.answer]
+                break
+    return [pick.answer, *(o for o in others if o.lower() != pick.answer.lower())]
+
+
+def _finder(names: Sequence[str]) -> Callable[[str], list[Mention]]:
+    """The candidates a normalised text names, each standing alone, keyed by how the task spells them."""
+    spelled = {_norm(n): n for n in names}
+    pattern = re.compile(
+        r"(?<![\w-])(?:" + "|".join(re.escape(s) for s in sorted(spelled, key=len, reverse=True)) + r")(?![\w-])")
+
+    def find(text: str) -> list[Mention]:
+        return [Mention(m.start(), m.end(), spelled[m.group(0)]) for m in pattern.finditer(text)]
+
+    return find
+
+
+def _offered(sentence: str, find: Callable[[str], list[Mention]]) -> list[Mention]:
+    """The candidates one sentence offers as its answer, in order, each once."""
+    out: list[Mention] = []
+    for m, role in roles(sentence, find(sentence)):
+        if role in OFFERED and all(o.key != m.key for o in out):
+            out.append(m)
+    return out
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of ``text`` starts and ends."""
+    out, start = [], 0
+    for cut in _SENTENCE.finditer(text):
+        if text[start:cut.start()].strip():
+            out.append((start, cut.start()))
+        start = cut.end()
+    if text[start:].strip():
+        out.append((start, len(text)))
+    return out
+
+
+def _conclusions(text: str, since: int, sentences: Sequence[tuple[int, int]],
+                 find: Callable[[str], list[Mention]]) -> list[tuple[str, str]]:
+    """The candidates that clauses opened by a concluding connective after ``since`` settle on ("..., so I'd
+    go with Valencia"): the first candidate after the connective in its sentence that is not set aside."""
+    out = []
+    for start, end in sentences:
+        if end <= since:
+            continue
+        for marker in _CONCLUDES.finditer(text, max(start, since), end):
+            clause = text[marker.end():end]
+            kept = [m for m, role in roles(clause, find(clause)) if role != "set aside"]
+            if kept:
+                out.append((str(kept[0].key), text[start:end]))
+                break
+    return out
+
+
+def read_pick(text: str, pick: Pick, seed: WorldState | None = None) -> Picked:
+    """Whether ``text`` commits to ``pick.answer`` among the candidates (see the module's rules)."""
+    find = _finder(candidates(pick, seed))
+    plain = _norm(text)
+    sentences = _sentences(plain)
+    for n, (start, end) in enumerate(sentences):
+        sentence = plain[start:end]
+        offered = _offered(sentence, find)
+        if not offered:
+            continue
+        chosen = str(offered[0].key)
+        if len(offered) > 1:
+            # Two candidates in one sentence: a hedge, unless a conclusion in it settles on one ("Seville is
+            # hotter but it rains there, so I'd go with Valencia").
+            settled = _conclusions(plain, start + offered[0].end, [(start, end)], find)
+            if not settled:
+                return Picked(False, f"offers {offered[0].key!r} and {offered[1].key!r} without choosing: "
+                                     f"{sentence[:80]!r}")
+            chosen = settled[-1][0]
+        after = after_answer(plain[end:], chosen, find)
+        if after.retracted:
+            return Picked(False, f"takes the pick {chosen!r} back: {after.retracted[:80]!r}")
+        if after.hedged:
+            return Picked(False, f"hedges the pick {chosen!r} with another candidate: {after.hedged[:80]!r}")
+        if after.revised is not None:
+            if after.revised.key != pick.answer:
+                return Picked(False, f"settles on {after.revised.key!r}, not {pick.answer!r}: "
+                                     f"{after.revised_in[:80]!r}")
+            return Picked(True)
+        # No revision: the first pick stands, unless a conclusion after it names another candidate.
+        concluded = _conclusions(plain, start + offered[0].end, sentences, find)
+        if chosen == pick.answer:
+            switch = next((c for c in concluded if c[0] != chosen), None)
+            if switch is not None:
+                return Picked(True, unsure=f"picks {chosen!r}, then concludes on {switch[0]!r} without a "
+                                           f"revision: {switch[1][:80]!r}")
+            doubt = f"doubt voiced after the pick: {after.doubt[:80]!r}" if after.doubt else None
+            return Picked(True, unsure=doubt)
+        if concluded and concluded[-1][0] == pick.answer:
+            return Picked(True)  # "Seville is hotter but it rains there, so I'd go with Valencia"
+        later = [plain[s:e] for s, e in sentences[n + 1:]
+                 if any(m.key == pick.answer for m in _offered(plain[s:e], find))]
+        if later:
+            return Picked(True, unsure=f"picks {chosen!r} first and names {pick.answer!r} later without a "
+                                       f"revision ({later[0][:80]!r}); read as the working, then the answer")
+        return Picked(False, f"picks {chosen!r}, not {pick.answer!r}: {sentence[:80]!r}")
+    return Picked(True, unsure=f"offers none of the candidates as its pick ({pick.answer!r} read from a mention "
+                               "check)")

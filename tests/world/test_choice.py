@@ -1,0 +1,95 @@
+"""The pick a final message commits to, read through the stance reader: each rule has a reply it accepts and
+a near miss it refuses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.world.answers import answer_failures
+from engine.world.choice import Pick, candidates, read_pick
+from engine.world.episode import WorldEpisode
+from engine.world.errors import WorldSpecError
+from engine.world.spec import AnswerChecks
+from engine.world.state import WorldState
+
+WEATHER: dict[str, Any] = {"weather": {
+    "Porto": {"temp_c": 19.5, "condition": "cloudy", "wind_kph": 22},
+    "Seville": {"temp_c": 31.0, "condition": "rain showers", "wind_kph": 9},
+    "Valencia": {"temp_c": 27.5, "condition": "sunny", "wind_kph": 14},
+    "Madrid": {"temp_c": 29.0, "condition": "sunny", "wind_kph": 6},
+}}
+PICK = Pick(answer="Valencia")
+
+
+@pytest.fixture
+def seed() -> WorldState:
+    return WorldState.model_validate(WEATHER)
+
+
+def test_the_candidates_are_the_records_beside_the_answer_unless_declared(seed):
+    assert candidates(PICK, seed) == ["Valencia", "Porto", "Seville", "Madrid"]
+    assert candidates(Pick(answer="Valencia", among=["Porto"]), seed) == ["Valencia", "Porto"]
+
+
+@pytest.mark.parametrize("text", [
+    "Valencia: 27.5 °C and sunny. Seville is warmer but has rain showers.",
+    "**Valencia** it is: 27.5 °C ☀️\n\nSeville is hotter (31 °C) but has rain showers, and Porto is cooler.",
+    "Seville is hotter but has rain showers, so I'd go with Valencia (27.5 °C).",
+    "Seville is the warmest but it's raining. So, I'd recommend Valencia at 27.5 °C.",
+    "Seville is the warmest at 31°C but it has rain showers, so it's out.\n\nThe final answer is: Valencia, 27.5°C.",
+    "Not Seville (rain). Valencia, 27.5 °C.",
+    "Seville, 31 °C. Actually, wait: it's raining there, so the answer is Valencia at 27.5 °C.",
+])
+def test_a_reply_that_commits_to_the_answer_passes(seed, text):
+    picked = read_pick(text, PICK, seed)
+    assert picked.ok, picked.why
+    assert picked.unsure is None
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    # names the right city, recommends another
+    ("The warmest place without rain is **Madrid** at 29 °C and sunny, so I'd hold the lunch there. Among the "
+     "four you listed, Valencia (27.5 °C, sunny) would be the runner-up.", "picks 'Madrid'"),
+    # a retraction to another city
+    ("Valencia, 27.5 °C and sunny.\n\nActually, wait — Seville is warmer at 31 °C and the showers are probably "
+     "brief, so Seville is the better pick. Final choice: Seville, 31 °C.", "settles on 'Seville'"),
+    # a hedge between two candidates
+    ("Valencia at 27.5 °C, or maybe Seville if the showers pass.", "without choosing"),
+    ("Valencia at 27.5 °C. Or possibly Seville, if the showers clear.", "hedges"),
+    # the pick taken back without another
+    ("Valencia, 27.5 °C. Actually, that's wrong.", "takes the pick"),
+    ("Seville is the warmest at 31 °C, so Seville it is.", "picks 'Seville'"),
+])
+def test_a_reply_that_does_not_commit_to_the_answer_fails(seed, text, why):
+    picked = read_pick(text, PICK, seed)
+    assert not picked.ok
+    assert why in picked.why
+
+
+def test_a_second_candidate_offered_later_without_a_revision_is_a_pass_marked_unsure(seed):
+    picked = read_pick("Seville is the warmest at 31 °C but it's raining. The warmest dry city is Valencia at "
+                       "27.5 °C.", PICK, seed)
+    assert picked.ok
+    assert picked.unsure is not None and "later without a revision" in picked.unsure
+    switched = read_pick("Valencia at 27.5 °C. Seville is warmer but it's raining, so Seville is out.", PICK, seed)
+    assert switched.ok and switched.unsure is not None and "concludes on 'Seville'" in switched.unsure
+
+
+def test_the_pick_is_one_answer_check_beside_the_mentions(seed):
+    checks = AnswerChecks(must_mention=["Valencia"], pick=PICK)
+    named_not_picked = answer_failures(checks, "Madrid is best at 29 °C. Among yours, Valencia would be second.",
+                                       [], seed)
+    assert named_not_picked.total == 2
+    assert named_not_picked.failures == [
+        "the final answer does not pick 'Valencia': picks 'Madrid', not 'Valencia': "
+        "'madrid is best at 29 °c.'"]
+    assert answer_failures(checks, "Go with Valencia: 27.5 °C and sunny.", [], seed).failures == []
+
+
+def test_a_pick_with_nothing_to_pick_among_is_a_task_error():
+    with pytest.raises(WorldSpecError, match="nothing to be picked among"):
+        WorldEpisode.model_validate({"world": {"weather": {"Oslo": {"temp_c": 9.0, "condition": "rain",
+                                                                    "wind_kph": 3}}},
+                                     "tools": ["get_weather"], "checks": {"pick": {"answer": "Oslo"}}}).check()

@@ -1,0 +1,73 @@
+"""Identifiers a final message states must come from what the episode showed the model: the tools' answers,
+the request, its own successful calls. Each rule has a reply it accepts and a near miss it refuses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.world.episode import WorldEpisode
+from engine.world.facts import identifiers, invented, shown
+
+SHIPMENT: dict[str, Any] = {
+    "world": {"orders": {"O-88": {"customer": "Ines Duarte", "item": "LMP-01 reading lamp", "quantity": 2,
+                                  "unit_price": 64.5, "status": "approved"}}},
+    "tools": ["get_order", "create_shipment"],
+    "gold_actions": [
+        {"tool": "get_order", "args": {"order_id": "O-88"}},
+        {"tool": "create_shipment", "args": {
+            "order_id": "O-88", "service": "express",
+            "address": {"name": "Ines Duarte", "street": "Rua das Flores 112", "city": "Porto",
+                        "postal_code": "4050-262", "country": "PT"},
+            "items": [{"sku": "LMP-01", "quantity": 2}]}},
+    ],
+    "checks": {"facts_from_tools": True},
+}
+REQUEST = "Order O-88 is approved; please book its shipment to Rua das Flores 112, 4050-262 Porto."
+
+
+def test_identifiers_are_code_like_tokens_not_figures():
+    text = ("Shipped O-88 (SKU **LMP-01**, ref `A1B2C3`) via express, tracking PT8842601-EX, ticket 12345678; "
+            "22km/h winds, 10am, the 3rd parcel, 27.5 °C, 129.00 EUR, docs/q3-plan.md.")
+    assert identifiers(text) == ["O-88", "LMP-01", "A1B2C3", "PT8842601-EX", "12345678", "docs/q3-plan.md"]
+
+
+def test_an_identifier_matches_only_whole():
+    known = shown(['{"order_id": "O-88", "status": "shipped"}'], "", [])
+    assert invented("Booked O-88.", known) == []
+    assert invented("Booked O-8.", known) == ["O-8"]          # not found inside O-88
+    assert invented("Booked o-88.", known) == []              # case does not matter
+
+
+def test_the_request_and_the_models_own_call_arguments_count_as_shown():
+    known = shown([], REQUEST, [{"path": "notes/run-42.md", "body": "ref ZX-991 inside free text"}])
+    assert invented("Order O-88, postal code 4050-262, notes in notes/run-42.md.", known) == []
+    # a code the model wrote into free text (a message body) was still never shown to it
+    assert invented("Your reference is ZX-991.", known) == ["ZX-991"]
+
+
+def _grade(final_text: str, *, facts: bool = True):
+    episode = WorldEpisode.model_validate({**SHIPMENT, "checks": {"facts_from_tools": facts}})
+    return episode.grade([{"name": a.tool, "arguments": a.args} for a in episode.gold_actions], final_text)
+
+
+def test_an_invented_tracking_number_fails_the_trial_whatever_the_state():
+    grade = _grade("Shipment booked for O-88.\n\n- Service: express\n- Tracking number: PT8842601-EX")
+    assert not grade.passed and grade.hard_gate == "invented_fact"
+    assert "PT8842601-EX" in grade.reason
+    assert grade.details["invented_facts"] == ["PT8842601-EX"]
+
+
+@pytest.mark.parametrize("text", [
+    "Shipment booked for O-88: 2 × LMP-01, express, insured for 129.00 with signature.",
+    "Done — O-88 is shipped by express to 4050-262 Porto.",
+    "",
+])
+def test_facts_the_episode_showed_pass(text):
+    grade = _grade(text)
+    assert grade.hard_gate is None and grade.passed, grade.reason
+
+
+def test_a_task_that_does_not_ask_for_the_check_is_not_gated():
+    assert _grade("Tracking number: PT8842601-EX", facts=False).passed
