@@ -25,7 +25,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from engine.core import modeljson
 from engine.episodes.banned import banned_hits
-from engine.episodes.structure import CODE_SPAN, last_line, list_items, plain_text, read_post, sentences, words
+from engine.episodes.structure import (
+    last_line,
+    list_items,
+    plain_text,
+    read_post,
+    sentences,
+    without_code_spans,
+    words,
+)
 
 # --------------------------------------------------------------------------------------------------------
 # Helpers
@@ -725,6 +733,13 @@ class NotContains(TextCheck):
 _FLAGS = {"ignorecase": re.IGNORECASE, "multiline": re.MULTILINE, "dotall": re.DOTALL}
 
 
+# A task's pattern reads runs of more than this many white-space characters as this many: no check counts
+# that far, and a pattern such as ``^\s*`` (multiline) tried again at every character of a long run of blank
+# lines is quadratic. tests/episodes/test_hostile_text.py holds every pattern of the bank to a time bound.
+_SPACE_RUN = 64
+_LONG_SPACE = re.compile(rf"(?<!\s)\s{{{_SPACE_RUN + 1},}}")
+
+
 class Regex(TextCheck):
     """``pattern`` is found in the text (``expect: present``) or nowhere in it (``expect: absent``). The raw
     text, Markdown included, so a pattern can forbid bullet or heading lines."""
@@ -753,7 +768,7 @@ class Regex(TextCheck):
         return re.compile(self.pattern, flags)
 
     def check_text(self, text: str) -> Outcome:
-        hit = self.compiled().search(text)
+        hit = self.compiled().search(_LONG_SPACE.sub(lambda m: m.group(0)[:_SPACE_RUN], text))
         what = self.meaning or f"/{self.pattern}/"
         if self.expect == "present" and hit is None:
             return False, f"{what}: not found"
@@ -865,7 +880,7 @@ _ALPHA_WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
 
 def _without(text: str, keep: Sequence[str]) -> str:
     """The text with its code spans and the ``keep`` strings (names copied on purpose) blanked out."""
-    text = CODE_SPAN.sub(" ", text)
+    text = without_code_spans(text)
     for k in sorted(keep, key=len, reverse=True):
         text = re.sub(re.escape(k), " ", text, flags=re.IGNORECASE)
     return text
@@ -901,8 +916,8 @@ class FiguresFrom(TextCheck):
     source: str = Field(min_length=1)
 
     def check_text(self, text: str) -> Outcome:
-        known = set(_FIGURE.findall(CODE_SPAN.sub(" ", self.source)))
-        extra = [f for f in _FIGURE.findall(CODE_SPAN.sub(" ", text)) if f not in known]
+        known = set(_FIGURE.findall(without_code_spans(self.source)))
+        extra = [f for f in _FIGURE.findall(without_code_spans(text)) if f not in known]
         return (False, f"figures not in the source: {quote(sorted(set(extra)))}") if extra else OK
 
 
