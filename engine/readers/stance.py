@@ -192,14 +192,54 @@ OFFERED = frozenset({"head", "hedged", "bare"})
 # Candidates of one line
 
 
-_BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+", re.IGNORECASE)
+_BETWEEN = re.compile(r"\bbetween\s+", re.IGNORECASE)
+_AND = re.compile(r"(?<!\s)\s+and\s+", re.IGNORECASE)  # from where the spaces start, so a long run is read once
+_AND_HERE = re.compile(r"and\s+", re.IGNORECASE)
+# Tried only where a run of spaces starts (or at a non-space): from inside a run the same failing match was
+# tried again at every character, which made a long run quadratic.
 _ALT_SPLIT = re.compile(
-    r"\s*(?:\band/or\b|\bor\b|\beither\b|\botherwise\b|\belse\b|\balternatively\b|\bmaybe\b|\bperhaps\b"
+    r"(?:(?<!\s)|(?=\S))\s*(?:\band/or\b|\bor\b|\beither\b|\botherwise\b|\belse\b|\balternatively\b|\bmaybe\b|\bperhaps\b"
     r"|\bpossibly\b|(?<=\s)/(?=\s))\s*",
     re.IGNORECASE)
 # A parenthesis that offers another case ("(or 402)", "(367 if the boxes do not count)") is a candidate.
 ALTERNATIVE_WORD = re.compile(
     r"\b(?:or|if|unless|otherwise|else|alternatively|maybe|perhaps|possibly|depending)\b", re.IGNORECASE)
+
+
+def _between_as_or(text: str) -> str:
+    """``between A and B`` read as ``A or B``, as the lazy pattern ``between\\s+(.+?)\\s+and\\s+`` substituted it
+    (A on one line: ``.`` stops at a newline), without scanning to the end of the text again for every
+    "between" that has no "and" after it."""
+    out: list[str] = []
+    at = scan = 0
+    # The last search for " and ": where it started and what it found (None: none at or after that start).
+    # A later search from a start no further than what was found finds the same, so each part of the text is
+    # scanned about once.
+    searched_from, close_found = len(text) + 1, None
+    line_end = -2  # the first newline at or after the last "between" (-1: none), found once per line
+    while (m := _BETWEEN.search(text, scan)) is not None:
+        start = m.end() + 1
+        if not (searched_from <= start and (close_found is None or start <= close_found.start())):
+            searched_from, close_found = start, _AND.search(text, start)
+        close = close_found
+        if line_end != -1 and line_end < m.end():
+            line_end = text.find("\n", m.end())
+        if close is not None and (line_end < 0 or close.start() <= line_end):
+            inner, end = text[m.end():close.start()], close.end()
+        else:
+            # The pattern's last resort: "and" right after the spaces, the value one of them (the last that is
+            # no newline), at least one space left before it.
+            here = _AND_HERE.match(text, m.end())
+            one = next((i for i in range(m.end() - 2, m.start() + len("between"), -1) if text[i] != "\n"), None) \
+                if here is not None else None
+            if here is None or one is None:
+                scan = m.start() + 1
+                continue
+            inner, end = text[one], here.end()
+        out += [text[at:m.start()], inner, " or "]
+        at = scan = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 def alternatives(value: str) -> list[str]:
@@ -208,7 +248,7 @@ def alternatives(value: str) -> list[str]:
     A parenthesis that explains ("369 (367 sold + 2 boxes)") stays with its candidate; one that offers
     another case ("369 (or 402)", "369 (367 if the boxes do not count)") is a candidate of its own.
     """
-    text = _BETWEEN.sub(r"\1 or ", value)
+    text = _between_as_or(value)
     offered: list[str] = []
 
     def pull(match: re.Match[str]) -> str:
@@ -369,7 +409,9 @@ _CONCLUDES = re.compile(
     r"\b(?:so|thus|therefore|hence|overall|altogether|in\s+total|in\s+all|total|answer|result|comes\s+to"
     r"|final(?:ly)?)\b|=|→|⇒", re.IGNORECASE)
 # Markers whose number stands before them: "369 in total", "369 altogether".
-_CONCLUDES_AFTER_NUMBER = re.compile(r"^\s*(?:in\s+total|in\s+all|altogether|overall|total)\b", re.IGNORECASE)
+# Matched where the number ends (re.match at a position, not on a copy of the rest of the sentence).
+_CONCLUDES_AFTER_NUMBER = re.compile(r"\s*(?:in\s+total|in\s+all|altogether|overall|total)\b", re.IGNORECASE)
+_NOT_A_GAP = re.compile(r"[^ ,]")
 
 
 @dataclass(frozen=True)
@@ -388,8 +430,8 @@ def _concluded(sentence: str) -> Quantity | None:
     starts, ends = [q.start for q in found], [q.end for q in found]
     for marker in reversed(list(_CONCLUDES.finditer(outside))):
         i = bisect.bisect_right(ends, marker.start()) - 1  # the last number before the marker
-        if i >= 0 and _CONCLUDES_AFTER_NUMBER.match(outside[found[i].end:]) \
-                and not outside[found[i].end:marker.start()].strip(" ,"):
+        if i >= 0 and _CONCLUDES_AFTER_NUMBER.match(outside, found[i].end) \
+                and not _NOT_A_GAP.search(outside, found[i].end, marker.start()):
             return found[i]
         j = bisect.bisect_left(starts, marker.end())  # the first number after it
         if j < len(found):

@@ -118,6 +118,15 @@ def test_parse_reads_a_whole_term_or_nothing():
         assert parse(term) is None, term
 
 
+def test_a_run_of_number_words_longer_than_any_number_is_none():
+    ten = "three hundred sixty-nine thousand four hundred and twenty-one"
+    assert values(ten) == ["369421"]
+    assert values("seven " * 24) == ["7" * 24]  # digits spelled one by one, as long as a number is spoken
+    assert values("seven " * 25) == []
+    # Thousands of groups once made a value past Python's int-string limit, which raised where it was written.
+    assert spelled_as_digits("thirty-four " * 3000) == "thirty-four " * 3000
+
+
 def test_spelled_numbers_written_as_digits():
     assert spelled_as_digits("QUILLON seventy-seven thirty-one") == "QUILLON 7731"
     assert spelled_as_digits("twenty-seven point five, and a half") == "27.5, and 0.5"

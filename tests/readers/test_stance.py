@@ -3,6 +3,9 @@ the other way."""
 
 from __future__ import annotations
 
+import random
+import re
+import time
 from decimal import Decimal
 
 import pytest
@@ -20,6 +23,7 @@ from engine.readers.stance import (
     roles,
     set_aside,
 )
+from engine.readers.stance import _ALT_SPLIT, _between_as_or
 
 
 def aside(text: str, value: str, since: int = 0) -> bool:
@@ -93,6 +97,36 @@ def test_roles_of_the_values_an_answer_line_names(text, value, role):
 ])
 def test_alternatives_split_a_hedge_and_keep_an_explanation(value, count):
     assert len(alternatives(value)) == count
+
+
+# The patterns as they were: the reference the linear versions must equal (on an answer line of several
+# lines, a \boxed{} value, "." stops at a newline).
+LAZY_BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+", re.IGNORECASE)
+LAZY_ALT_SPLIT = re.compile(
+    r"\s*(?:\band/or\b|\bor\b|\beither\b|\botherwise\b|\belse\b|\balternatively\b|\bmaybe\b|\bperhaps\b"
+    r"|\bpossibly\b|(?<=\s)/(?=\s))\s*", re.IGNORECASE)
+
+
+def test_between_and_the_alternative_split_read_as_the_lazy_patterns_did():
+    rng = random.Random(5)
+    pieces = ["between", "Between", "and", "AND", "band", "and/or", "or", "/", "maybe", "x", "12", ",",
+              " ", "  ", "   ", "\t", "\n"]
+    for _ in range(30_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        assert _between_as_or(text) == LAZY_BETWEEN.sub(r"\1 or ", text), text
+        assert _ALT_SPLIT.split(text) == LAZY_ALT_SPLIT.split(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "between " * 40_000,              # no "and" after any of them: each once scanned to the end
+    "between x\n" * 40_000,           # an "and" only far away, lines later
+    "between   " * 30_000 + "and x",  # runs of spaces before the one "and"
+    " " * 200_000 + "x",              # the split tried again inside one run of spaces
+])
+def test_alternatives_read_a_long_line_in_linear_time(text):
+    started = time.perf_counter()
+    alternatives(text)
+    assert time.perf_counter() - started < 2.0
 
 
 # ------------------------------------------------------------------------------------- committed number
