@@ -12,8 +12,10 @@ import pytest
 
 from engine.readers.quantity import describe
 from engine.readers.stance import (
+    _ALT_SPLIT,
     OFFERED,
     Mention,
+    _between_as_or,
     after_answer,
     alternatives,
     closing_number,
@@ -23,7 +25,6 @@ from engine.readers.stance import (
     roles,
     set_aside,
 )
-from engine.readers.stance import _ALT_SPLIT, _between_as_or
 
 
 def aside(text: str, value: str, since: int = 0) -> bool:
