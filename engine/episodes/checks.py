@@ -34,6 +34,7 @@ from engine.episodes.structure import (
     without_code_spans,
     words,
 )
+from engine.readers.quantity import find, parse, quantities
 
 # --------------------------------------------------------------------------------------------------------
 # Helpers
@@ -717,6 +718,49 @@ class Contains(TextCheck):
         return (False, f"missing {quote(missing)}") if missing else OK
 
 
+class StatesQuantity(TextCheck):
+    """The reply states ``quantity`` (``"100 °C"``, ``"12%"``, ``"369"``) in any notation the quantity reader
+    reads (:mod:`engine.readers.quantity`): digits in any locale, words ("one hundred degrees Celsius"), or
+    with no unit where the question named it ("100 degrees"). The unit asked is part of the instruction: the
+    value converted into another unit of what it measures (212 °F) holds only with ``converted: true`` (for
+    a question that names no unit). The right number in a wrong unit ("100 °F") fails, even beside the right
+    one; a number found only inside another ("1000") is no match. For an answer that is a figure;
+    ``contains`` is for text that must be copied as written."""
+
+    check: Literal["quantity"]
+    quantity: str = Field(min_length=1, max_length=64)
+    converted: bool = False
+
+    @field_validator("quantity")
+    @classmethod
+    def _readable(cls, value: str) -> str:
+        if parse(value) is None:
+            raise ValueError(f"{value!r} is not one quantity the quantity reader reads: write one figure with its "
+                             "unit, such as '100 °C' or '12%'")
+        return value
+
+    def check_text(self, text: str) -> Outcome:
+        expected = parse(self.quantity)
+        assert expected is not None  # checked when the task loads
+        stated = quantities(text)
+        found = find(expected, stated)
+        if found.wrong_unit is not None:
+            return Outcome(False, f"states {quote(found.wrong_unit.text, 40)}: the number of {self.quantity} in a "
+                                  "wrong unit")
+        if not self.converted:
+            want = expected.readings[0].unit
+            # Stated in the unit asked, or with none ("100 degrees" when the question said Celsius).
+            as_asked = [q for q in stated if q.readings[0].unit in (None, want)
+                        or q.readings[0].unit.symbol == "°"]
+            in_asked = find(expected, as_asked)
+            if in_asked.quantity is None and found.quantity is not None:
+                return Outcome(False, f"states {quote(found.quantity.text, 40)}, not in the unit of {self.quantity}")
+            found = in_asked
+        if found.quantity is None:
+            return Outcome(False, f"does not state {self.quantity}")
+        return Outcome(True, "", f"check: {found.unsure}" if found.unsure else None)
+
+
 class NotContains(TextCheck):
     """None of the strings of ``any`` appears anywhere (substring match, unlike ``banned_words``)."""
 
@@ -1087,8 +1131,9 @@ class InOrder(TextCheck):
 CheckSpec = Annotated[
     Union[  # noqa: UP007 - a discriminated union reads better spelt out
         JsonOnly, JsonSchema, ValueEquals, ArrayHas, ValueIn, TypeIs, DateFormat, Count, SortedBy,
-        WordCount, SentenceCount, ListItems, BannedWords, WordHits, Contains, NotContains, Regex,
-        StartsWith, EndsWith, LetterCase, LabelledNumber, SourceOverlap, FiguresFrom, Change, ItemsMatch, InOrder,
+        WordCount, SentenceCount, ListItems, BannedWords, WordHits, Contains, StatesQuantity, NotContains,
+        Regex, StartsWith, EndsWith, LetterCase, LabelledNumber, SourceOverlap, FiguresFrom, Change, ItemsMatch,
+        InOrder,
     ],
     Field(discriminator="check"),
 ]
@@ -1096,8 +1141,8 @@ CheckSpec = Annotated[
 CHECK_NAMES = (
     "json_only", "json_schema", "value_equals", "array_has", "value_in", "type_is", "date_format", "count",
     "sorted_by", "word_count", "sentence_count", "list_items", "banned_words", "word_hits", "contains",
-    "not_contains", "regex", "starts_with", "ends_with", "letter_case", "labelled_number", "source_overlap",
-    "figures_from", "change", "items_match", "sequence",
+    "quantity", "not_contains", "regex", "starts_with", "ends_with", "letter_case", "labelled_number",
+    "source_overlap", "figures_from", "change", "items_match", "sequence",
 )
 
 

@@ -462,3 +462,23 @@ def said_of(text: str, figures: Sequence[Quantity], names: Sequence[str]) -> lis
                 break
         out.append(found)
     return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A figure stated as a change
+
+# A sign written before a figure ("+12%", "+3.5 °C") makes it a change, not a level; the character before
+# the sign must not be a word or a digit ("2+12" is a sum).
+_PLUS_BEFORE = re.compile(r"(?<![\w.])\+\s?$")
+
+
+def change(text: str, figure: Quantity) -> str | None:
+    """``"rise"`` or ``"fall"`` when ``figure`` (found in ``text``) is written as a signed change: any figure
+    with a plus sign ("+12% from October"), or a percentage with a minus sign ("−12%"; a negative
+    temperature or amount is a level, not a change). None for a figure without a sign."""
+    if _PLUS_BEFORE.search(text, max(0, figure.start - 2), figure.start):
+        return "rise"
+    reading = figure.readings[0]
+    if reading.value < 0 and reading.unit is not None and reading.unit.measures == "ratio":
+        return "fall"
+    return None

@@ -15,7 +15,8 @@ it stands. The rules, each used by every grader that reads an answer:
   offers a case or a doubt ("(or 4471)", "(367 if the boxes do not count)").
 - **The last committed stance wins.** After the answer, prose that gives another value as the answer
   ("Actually, wait: the answer is 367") revises it, prose that offers another value as a possibility ("or
-  possibly 4471", "if only loaves count it is 367") hedges it, and prose that calls the answer wrong without
+  possibly 4471", "if only loaves count it is 367") or as a fallback in case the answer fails ("If that
+  doesn't open it, try 4471", on any line after the answer) hedges it, and prose that calls the answer wrong without
   giving another retracts it. A value in later prose that does neither (the working, restated) is neither.
 - **The committed number** of a candidate is the one after the last ``=`` or arrow where working is shown,
   outside parentheses, and not set aside ("not 367 but 369" is 369).
@@ -242,11 +243,36 @@ def _between_as_or(text: str) -> str:
     return "".join(out)
 
 
+# A chain of working ("16 × 24 − 17 + ⌊17 / 6⌋ = 384 − 17 + 2 = 369") is one value, the last it commits to:
+# a " / " in the arithmetic before an equals sign divides, it does not offer a second candidate as it does
+# in "369 / 367". The arithmetic is the run of digits, operators, brackets and spaces that ends at the sign.
+_EQUALS = re.compile(r"=|≈")
+_ARITHMETIC = frozenset("0123456789 \t.,+-−–×*·/÷^%()[]⌊⌋⌈⌉$€£")
+_DIVIDES = "\ue000"  # stands in for a dividing slash while the candidates are split
+
+
+def _divisions_kept(text: str) -> str:
+    """``text`` with each " / " inside working before an equals sign written as ``_DIVIDES``."""
+    if "/" not in text or _DIVIDES in text:
+        return text
+    chars = list(text)
+    floor = 0  # the runs are disjoint: each character is looked at once
+    for sign in _EQUALS.finditer(text):
+        i = sign.start() - 1
+        while i >= floor and text[i] in _ARITHMETIC:
+            if text[i] == "/" and 0 < i < len(text) - 1 and text[i - 1].isspace() and text[i + 1].isspace():
+                chars[i] = _DIVIDES
+            i -= 1
+        floor = sign.end()
+    return "".join(chars)
+
+
 def alternatives(value: str) -> list[str]:
     """The candidates ``value`` offers, in order: one item for a committed answer, two or more for a hedge.
 
     A parenthesis that explains ("369 (367 sold + 2 boxes)") stays with its candidate; one that offers
-    another case ("369 (or 402)", "369 (367 if the boxes do not count)") is a candidate of its own.
+    another case ("369 (or 402)", "369 (367 if the boxes do not count)") is a candidate of its own. A chain
+    of working stays one candidate ("738 / 2 = 369"), whose committed number is its last.
     """
     text = _between_as_or(value)
     offered: list[str] = []
@@ -258,11 +284,11 @@ def alternatives(value: str) -> list[str]:
             return " "
         return match.group(0)
 
-    text = _PAREN.sub(pull, text)
+    text = _divisions_kept(_PAREN.sub(pull, text))
     parts = [*_ALT_SPLIT.split(text)]
     for inner in offered:
         parts.extend(_ALT_SPLIT.split(inner))
-    return [p.strip(" ,;:.") for p in parts if p.strip(" ,;:.")]
+    return [p.strip(" ,;:.").replace(_DIVIDES, "/") for p in parts if p.strip(" ,;:.")]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -332,6 +358,16 @@ _OFFER_AFTER = re.compile(r"^[^\w]*(?:(?:might|may|could)\s+(?:also\s+|still\s+)
 _CONDITION = re.compile(r"\b(?:if|unless|depending)\b", re.IGNORECASE)
 _ANSWER_FRAME = re.compile(r"\b(?:answer|total|result|it|that|this)(?:['’]d|\s+(?:would|could|might))\s+(?:\w+\s+)?"
                            r"(?:be|become|come\s+to)\b|\b(?:answer|total|result)\s+(?:is|becomes)\b", re.IGNORECASE)
+# A condition on the answer failing works as "otherwise": a value outside it is a fallback, offered in case
+# the answer is wrong ("If that doesn't open it, try 4471", "4471 if 9082 is rejected", "If not, 4471"). Its
+# subject is the answer or a thing (a personal pronoun makes it the reader's act: "if you don't round down,
+# 17 batches need 51 kg" explains). The condition runs to the next comma, colon or "then".
+_FAILING_CONDITION = re.compile(
+    r"\b(?:if|in\s+case|should)\s+(?:not\b|(?!(?:i|you|we|they|he|she|one|someone|anyone|people)\b)"
+    r"(?:[\w'’-]+\s+){1,3}?(?:(?:is|was|are|were|turns?\s+out(?:\s+to\s+be)?|proves?(?:\s+to\s+be)?)\s+)?"
+    rf"(?:{_NEGATED_AUX}|not\b|never\b|no\s+longer\b|fails?\b|failed\b|wrong\b|incorrect\b|invalid\b"
+    r"|rejected\b|refused\b))|\bfailing\s+that\b", re.IGNORECASE)
+_CONDITION_END = re.compile(r"[,;:]|\bthen\b", re.IGNORECASE)
 _DOUBT = re.compile(r"\b(?:not\s+(?:completely\s+|entirely\s+|100%\s+|fully\s+|quite\s+)?(?:sure|certain)"
                     r"|unsure|uncertain|I\s+(?:may|might)\s+be\s+wrong)\b", re.IGNORECASE)
 
@@ -373,6 +409,9 @@ def after_answer(tail: str, answer: object, find: Callable[[str], Sequence[Menti
             elif _DOUBT.search(sentence):
                 doubt = sentence
             continue
+        if _fallback(sentence, found, current):
+            decided = After(hedged=sentence)
+            continue
         if not others:
             if revises and (decided.hedged or decided.retracted):
                 decided = After()  # "No, 369 is right": the answer affirmed again
@@ -388,6 +427,23 @@ def after_answer(tail: str, answer: object, find: Callable[[str], Sequence[Menti
                 decided = After(revised=None if revised.key == answer else revised, revised_in=sentence)
                 current = revised.key
     return After(decided.revised, decided.revised_in, decided.hedged, decided.retracted, doubt)
+
+
+def _fallback(sentence: str, found: Sequence[Mention], answer: object) -> bool:
+    """Whether the sentence offers a value other than ``answer`` in case the answer fails: outside a
+    condition on the answer failing, and not set aside there. The condition's own negation ends with it
+    ("If that doesn't open it, try 4471" offers 4471), and a value inside it is what the condition is
+    about ("if 4471 is rejected, ...")."""
+    for condition in _FAILING_CONDITION.finditer(sentence):
+        close = _CONDITION_END.search(sentence, condition.end())
+        start, end = condition.start(), close.start() if close else len(sentence)
+        outside = [m for m in found if m.key != answer and not start <= m.start < end]
+        if not outside:
+            continue
+        blanked = sentence[:start] + " " * (end - start) + sentence[end:]
+        if not all(set_aside_each(blanked, [(m.start, m.end) for m in outside])):
+            return True
+    return False
 
 
 def _last_committed(sentence: str, kept: Sequence[Mention]) -> Mention:

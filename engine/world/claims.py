@@ -33,6 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from engine.readers.quantity import change, quantities
 from engine.world.objects import Mention, ObjectIndex
 from engine.world.toolkit import ActionKind, ObjectKind, Tool
 
@@ -392,8 +393,42 @@ class Statement(BaseModel):
 
 
 def _has_word(text: str, words: Sequence[str]) -> re.Match[str] | None:
+    # Bounded by what is not a word character rather than by \b, so that a subject written with a symbol
+    # ("12%") is found before a space or a comma.
     pattern = "|".join(_verb_pattern(w.lower()) for w in sorted(words, key=len, reverse=True))
-    return re.search(rf"\b(?:{pattern})\b", text)
+    return re.search(rf"(?<!\w)(?:{pattern})(?!\w)", text)
+
+
+# A label heads the clauses after it on its line ("- Price: +12% from October"): the clause reader cuts it
+# off as a clause of its own, but it is what the rest of its line is said of.
+_LABEL = re.compile(r"^(?:[-*•>+]\s*|\d+[.)]\s*)?[^\W\d_][^.!?:]{0,40}:$")
+_CHANGE_WORDS = {"rise": "up", "fall": "down"}
+
+
+def _changes_in_words(clause: str) -> str:
+    """The clause with each figure written as a signed change (:func:`engine.readers.quantity.change`) said
+    in words: "+12% from october" reads "up +12% from october", "−12%" reads "down −12%"."""
+    pieces, at = [], 0
+    for figure in quantities(clause):
+        direction = change(clause, figure)
+        if direction is not None:
+            sign = clause.rfind("+", max(0, figure.start - 2), figure.start)
+            start = sign if sign >= 0 else figure.start
+            pieces += [clause[at:start], _CHANGE_WORDS[direction], " "]
+            at = start
+    return "".join(pieces) + clause[at:]
+
+
+def statement_clauses(text: str) -> list[str]:
+    """The clauses a decision is read from (:func:`clauses`, line by line): a label joined to each clause
+    after it on its line, each signed figure said as the change it states."""
+    out: list[str] = []
+    for line in text.splitlines():
+        parts = clauses(line)
+        if len(parts) > 1 and _LABEL.match(parts[0]):
+            parts = [f"{parts[0]} {p}" for p in parts[1:]]
+        out += [_changes_in_words(p) for p in parts]
+    return out
 
 
 # A word is negated when one of these comes at most two words before it ("will not renew", "instead of
@@ -407,7 +442,7 @@ _NEGATED = re.compile(
 def statement_failures(text: str, statements: Sequence[Statement]) -> list[str]:
     """Why the text misstates each decision: not affirmed where the subject is named, or reversed."""
     failures = []
-    sentences = clauses(text)
+    sentences = statement_clauses(text)
     for st in statements:
         misstated, affirmed = [], False
         for sentence in (s for s in sentences if _has_word(s, st.subject)):

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from engine.readers.number_words import spelled_as_digits
-from engine.readers.quantity import compare, describe, find, parse, quantities, said_of
+from engine.readers.quantity import change, compare, describe, find, parse, quantities, said_of
 
 
 def values(text: str) -> list[str]:
@@ -219,3 +219,20 @@ def test_said_of_names_the_thing_in_the_figures_clause_then_its_sentence(text, n
 def test_a_range_of_hours_ends_at_a_full_stop_but_not_inside_a_decimal():
     assert values("Saturday: 10–4.") == ["10:00", "16:00"]
     assert values("from 10 to 4.5 kg") == ["10", "4.5 kg"]
+
+
+@pytest.mark.parametrize(("text", "direction"), [
+    ("+12% from October", "rise"),
+    ("price + 12 %", "rise"),
+    ("up +3.5 °C", "rise"),
+    ("−12% from October", "fall"),
+    ("-12 per cent", "fall"),
+    # no sign, a sum, or a negative level: no change stated
+    ("a 12% rise", None),
+    ("2+12%", None),
+    ("-5 °C overnight", None),
+])
+def test_a_signed_figure_states_a_change(text, direction):
+    figure = quantities(text)[-1]
+    assert change(text, figure) == direction
+
