@@ -22,12 +22,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engine.episodes.inline import Delimiter, unwrap
 from engine.model.normalise import split_reasoning
 
 # A block quote, then a heading mark or a bullet / list number, in front of the label.
 _LEAD = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+|(?:[-*+•]|\d{1,2}[.)])\s+)?")
-# Emphasis pairs (*x*, _x_, **x**, __x__) that do not sit inside a word (so a_b_c and 2*3*4 survive).
-_EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])")
+# Emphasis pairs (*x*, _x_, **x**, __x__) that do not sit inside a word (so a_b_c and 2*3*4 survive): the
+# spans ``(?<![\w*])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])`` finds, found in linear time.
+EMPHASIS = tuple(
+    Delimiter(mark, re.compile(rf"(?<![\w*]){re.escape(mark)}(?=\S)"),
+              re.compile(rf"(?<=\S)(?={re.escape(mark)}(?![\w*]))"))
+    for mark in ("***", "**", "*", "___", "__", "_")
+)
+# Nested emphasis comes off one layer a pass; real text nests two or three deep, so more passes only ever
+# serve a reply built to be slow.
+_EMPHASIS_PASSES = 8
 _LABEL = re.compile(
     r"^[\s*_`]*(?:(?:so|thus|therefore|hence)[,\s]+)?(?:the\s+)?(?:final\s+|correct\s+)?answer"
     r"(?:\s+is)?[\s*_`]*[:：]",
@@ -39,7 +48,11 @@ _HEADING_LABEL = re.compile(
     r"^\s*(?:#{1,6}\s+[*_]*(?:final\s+)?answer[*_]*|([*_]{1,3})(?:final\s+)?answer\1)\s*$", re.IGNORECASE)
 # Lines under a bare label that hold no value: a code fence, display-math delimiters.
 _FENCE = re.compile(r"^\s*(?:`{3,}\S*|~{3,}\S*|\\\[|\\\]|\$\$)\s*$")
-_SPAN = re.compile(r"`+([^`]+?)`+")
+# A code span: a run of backticks, text, the next run. Tried only where a run starts: from inside a run the
+# same failing match was tried again at every backtick.
+_SPAN = re.compile(r"(?<!`)`+([^`]+)`+")
+# The distinct arguments of one LaTeX command unwrapped: each is a replace over the whole text.
+_LATEX_ARGUMENTS = 64
 # Lines looked at under a bare "Answer:" label for its value.
 _LOOKAHEAD_LINES = 4
 
@@ -74,7 +87,7 @@ def _unlatex(text: str) -> str:
     if "\\" not in text:
         return text
     for command in ("boxed", "text", "textbf", "mathrm", "mathbf"):
-        for inner in _latex_value(text, command):
+        for inner in list(dict.fromkeys(_latex_value(text, command)))[:_LATEX_ARGUMENTS]:
             text = text.replace("\\" + command + "{" + inner + "}", inner)
     text = re.sub(r"\\[()\[\]]", "", text)
     text = text.replace("\\$", "$").replace("\\%", "%").replace("\\,", "").replace("\\!", "")
@@ -86,9 +99,10 @@ def _unlatex(text: str) -> str:
 def _plain(line: str) -> str:
     """A line without its lead (quote, heading, bullet) and without emphasis markers."""
     line = _LEAD.sub("", line, count=1)
-    previous = None
-    while previous != line:
-        previous, line = line, _EMPHASIS.sub(r"\2", line)
+    for _ in range(_EMPHASIS_PASSES):
+        previous, line = line, unwrap(line, EMPHASIS, across_lines=False)
+        if line == previous:
+            break
     return line.replace("**", "")
 
 
@@ -105,6 +119,7 @@ def read_answer_line(reply: str) -> AnswerLine | None:
     text, _ = split_reasoning(reply.replace("\r\n", "\n").replace("\r", "\n"))
     lines = text.split("\n")
     found: AnswerLine | None = None
+    found_at = 0
     for i, line in enumerate(lines):
         plain = _plain(line)
         label = _LABEL.match(plain)
@@ -120,11 +135,12 @@ def read_answer_line(reply: str) -> AnswerLine | None:
                 continue
             at = below[0]
             rest = _plain(lines[at])
-        value = _value(rest, "\n".join(lines[at + 1:]))
+        value = _value(rest)
         if value.text:
-            found = value
+            found, found_at = value, at
     if found is not None:
-        return found
+        # The tail of the last answer line only: joined for every line, it made a reply of many quadratic.
+        return AnswerLine(text=found.text, spans=found.spans, tail="\n".join(lines[found_at + 1:]))
     boxed = _latex_value(text, "boxed")
     if boxed and boxed[-1].strip():
         line_end = text.find("\n", text.rfind("\\boxed{"))

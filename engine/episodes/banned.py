@@ -30,6 +30,9 @@ _LOOKALIKE = str.maketrans({
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
 _TOKEN = re.compile(r"[#@]?[^\W_]+(?:['’][^\W_]+)?|[#@]?[\w@$]+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# A hyphenated compound, tried only where a token starts: from inside a token the same match was tried again
+# at every character, which made a long run of characters without a space quadratic.
+_HYPHENATED = re.compile(r"(?<!\S)\S+(?:-\S+)+")
 _SPELT = re.compile(r"(?<![^\W_])(?:[^\W\d_][ .\-*·_]{1,2}){2,}[^\W\d_](?![^\W_])")
 # Endings that make another form of the same word: plural and third person, past, participle, comparative
 # and superlative, and the adverb (free -> freely, cheap -> cheaply). Endings that make a different word
@@ -82,12 +85,15 @@ def _phrase(entry: str) -> re.Pattern[str] | None:
         return None
     pattern = r"(?<![^\W_])"
     after_word = False
-    for part in parts:
+    for n, part in enumerate(parts):
+        # No white space before the first part: a search finds the part itself, and a pattern that may start
+        # with spaces is tried again at every character of a long run of them.
+        space = "" if n == 0 else r"\s*"
         if part[0].isalnum():
             alts = "|".join(re.escape(f) for f in sorted(forms(part), key=len, reverse=True))
-            pattern += (_BETWEEN if after_word else r"\s*") + f"(?:{alts})"
+            pattern += (_BETWEEN if after_word else space) + f"(?:{alts})"
         else:
-            pattern += r"\s*" + re.escape(part)
+            pattern += space + re.escape(part)
         after_word = part[0].isalnum()
     return re.compile(pattern + (r"(?![^\W_])" if after_word else ""))
 
@@ -104,6 +110,7 @@ def banned_hits(text: str, banned: Sequence[str], *, case_sensitive: bool = Fals
         return [(w, w) for w in banned if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", body)]
     body = _deaccent(body)
     hits: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()  # the hits as a set: a list alone made each new hit a scan of the others
     singles: dict[str, set[str]] = {}
     for entry in banned:
         pattern = _phrase(entry)
@@ -112,21 +119,23 @@ def banned_hits(text: str, banned: Sequence[str], *, case_sensitive: bool = Fals
             continue
         for reading in dict.fromkeys((body.casefold(), body.casefold().translate(_LEET))):
             m = pattern.search(reading)
-            if m and (entry, m.group(0)) not in hits:
+            if m and (entry, m.group(0)) not in seen:
+                seen.add((entry, m.group(0)))
                 hits.append((entry, m.group(0).strip()))
                 break
 
-    def look(piece: str, seen: str, *, hashtag: bool = False) -> None:
+    def look(piece: str, where: str, *, hashtag: bool = False) -> None:
         low = piece.casefold()
         readings = {low, low.translate(_LEET)} if re.search(r"[^\W\d_]", low) else {low}
         for word, wanted in singles.items():
             if any(r in wanted for r in readings) or (
                 hashtag and len(word) >= 4 and any(r.startswith(word.casefold()) or any(r.endswith(f) for f in wanted)
                                                    for r in readings)):
-                if (word, seen) not in hits:
-                    hits.append((word, seen))
+                if (word, where) not in seen:
+                    seen.add((word, where))
+                    hits.append((word, where))
 
-    for m in re.finditer(r"[^\s]+(?:-[^\s]+)+", body):  # hyphenated compounds, part by part
+    for m in _HYPHENATED.finditer(body):  # hyphenated compounds, part by part
         for part in re.split(r"-+", m.group(0)):
             look(re.sub(r"[^\w@$]", "", part), m.group(0))
     for m in _TOKEN.finditer(body):

@@ -18,10 +18,13 @@ line Next?" is about the last line. This module reads those parts once, the same
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Literal
+
+from engine.episodes.inline import Delimiter, replace_code_spans, unwrap
 
 # --------------------------------------------------------------------------------------------------------
 # Rendered text, words and sentences
@@ -29,32 +32,40 @@ from typing import Literal
 _WORD = re.compile(r"[^\W_]", re.UNICODE)
 
 # Markdown a model adds for emphasis: **bold**, __bold__, *italic*, _italic_, and a heading's leading #s.
-# Inline code spans are left exactly as written (identifiers, flags, paths).
-CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+# Inline code spans are left exactly as written (identifiers, flags, paths). Both are found by
+# engine.episodes.inline in linear time: **bold** or __bold__ (the mark followed and preceded by a non-space),
+# then *italic* and _italic_ (not inside a word, not touching another mark).
 _EMPHASIS = (
-    re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", re.DOTALL),
-    re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])", re.DOTALL),
-    re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])", re.DOTALL),
+    (Delimiter("**", re.compile(r"\*\*(?=\S)"), re.compile(r"(?<=\S)(?=\*\*)")),
+     Delimiter("__", re.compile(r"__(?=\S)"), re.compile(r"(?<=\S)(?=__)"))),
+    (Delimiter("*", re.compile(r"(?<![\w*])\*(?=[^\s*])"), re.compile(r"(?<=[^\s*])(?=\*(?![\w*]))")),),
+    (Delimiter("_", re.compile(r"(?<![\w_])_(?=[^\s_])"), re.compile(r"(?<=[^\s_])(?=_(?![\w_]))")),),
 )
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
 
 
+@functools.lru_cache(maxsize=32)  # every check of a reply reads it rendered: render it once
 def plain_text(text: str) -> str:
     """The text a reader sees once Markdown emphasis is rendered: ``**Next?**`` reads ``Next?`` and
     ``## Garden note:`` reads ``Garden note:``. List markers stay (the list reader needs them); code spans
     stay as written."""
     spans: list[str] = []
 
-    def hold(m: re.Match[str]) -> str:
-        spans.append(m.group(0))
+    def hold(span: str) -> str:
+        spans.append(span)
         return f"\x00{len(spans) - 1}\x00"
 
-    body = CODE_SPAN.sub(hold, text)
+    body = replace_code_spans(text, hold)
     for _ in range(2):  # nested emphasis: ***both*** or **_both_**
-        for pattern in _EMPHASIS:
-            body = pattern.sub(lambda m: m.group(m.lastindex or 1), body)
+        for delimiters in _EMPHASIS:
+            body = unwrap(body, delimiters, across_lines=True)
     body = _HEADING.sub("", body)
     return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], body)
+
+
+def without_code_spans(text: str) -> str:
+    """``text`` with each code span blanked to a space (names and figures a rewrite copies on purpose)."""
+    return replace_code_spans(text, lambda _: " ")
 
 
 def words(text: str) -> list[str]:
@@ -62,7 +73,8 @@ def words(text: str) -> list[str]:
     return [w for w in text.split() if _WORD.search(w)]
 
 
-_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’)\]*_]*(?=\s|$)")
+# Tried only where a run of stops starts: from inside the run the same match failed again at every character.
+_SENTENCE_END = re.compile(r"(?<![.!?…])[.!?…]+[\"'”’)\]*_]*(?=\s|$)")
 # Words that end in a full stop without ending a sentence. Titles and "e.g."/"i.e." are always followed by
 # more of the same sentence; the others ("etc.", "a.m.") end one only when a capital letter follows.
 _NEVER_ENDS = frozenset("""
@@ -73,12 +85,26 @@ _MAY_END = frozenset("etc a.m p.m am pm u.s u.k inc ltd co corp".split())
 _INITIALISM = re.compile(r"^(?:[a-z]\.)+[a-z]$")
 
 
-def _abbreviation_goes_on(before: str, after: str) -> bool:
-    """True when the full stop that ends ``before`` belongs to an abbreviation or initial and the sentence
-    goes on into ``after``."""
-    token = before.rsplit(None, 1)[-1] if before.split() else ""
-    token = token.lstrip("(\"'“‘[").rstrip(".").casefold()
-    nxt = after.lstrip()[:1]
+def _last_token(text: str, end: int) -> str:
+    """The white-space-delimited token that ends at ``text[end - 1]``, read back from ``end`` only: splitting
+    all the text before every full stop made a line of many abbreviations quadratic."""
+    stop = end
+    while stop > 0 and text[stop - 1].isspace():
+        stop -= 1
+    start = stop
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return text[start:stop]
+
+
+def _abbreviation_goes_on(line: str, end: int, after: int) -> bool:
+    """True when the full stop at ``line[end - 1]`` belongs to an abbreviation or initial and the sentence
+    goes on at ``after``."""
+    before = _last_token(line, end)
+    token = before.lstrip("(\"'“‘[").rstrip(".").casefold()
+    while after < len(line) and line[after].isspace():
+        after += 1
+    nxt = line[after:after + 1]
     if not token or not nxt:
         return False
     if token in _NEVER_ENDS:
@@ -107,7 +133,7 @@ def sentences(text: str) -> list[str]:
         start = 0
         for m in _SENTENCE_END.finditer(line):
             if m.group(0).startswith(".") and len(m.group(0).rstrip("\"'”’)]*_")) == 1 and \
-                    _abbreviation_goes_on(line[start : m.start() + 1], line[m.end():]):
+                    _abbreviation_goes_on(line, m.start() + 1, m.end()):
                 continue
             piece = line[start : m.end()].strip()
             if words(piece):
@@ -287,19 +313,25 @@ def _place(runs: list[_Run], item: ListItem, readings: list[tuple[str, int]], ca
 
 
 def _unmarked_items(lines: list[str]) -> list[ListItem]:
-    """Lines introduced by a line that ends with a colon, one item each, up to a blank line."""
+    """Lines introduced by a line that ends with a colon, one item each, up to a blank line: the first such
+    block of at least two lines of at most 40 words. Each line is read once (where each block starts and
+    ends, and how many long lines come before each line), not once per colon line above it."""
+    count = len(lines)
+    blank = [not line.strip() for line in lines]
+    long_before = [0] * (count + 1)  # lines of more than 40 words among lines[:i]
+    for i, line in enumerate(lines):
+        long_before[i + 1] = long_before[i] + (len(words(line.strip())) > 40)
+    next_filled, next_blank = [count] * (count + 1), [count] * (count + 1)
+    for i in range(count - 1, -1, -1):
+        next_filled[i] = next_filled[i + 1] if blank[i] else i
+        next_blank[i] = i if blank[i] else next_blank[i + 1]
     for n, line in enumerate(lines):
         if not line.rstrip().endswith(":"):
             continue
-        block: list[ListItem] = []
-        for m in range(n + 1, len(lines)):
-            if not lines[m].strip():
-                if block:
-                    break
-                continue
-            block.append(ListItem(m, "", "line", lines[m].strip()))
-        if len(block) >= 2 and all(len(words(i.text)) <= 40 for i in block):
-            return block
+        start = next_filled[n + 1]
+        end = next_blank[start] if start < count else count
+        if end - start >= 2 and long_before[end] == long_before[start]:
+            return [ListItem(m, "", "line", lines[m].strip()) for m in range(start, end)]
     return []
 
 

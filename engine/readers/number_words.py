@@ -70,8 +70,16 @@ def chunks(words: Sequence[str]) -> list[int] | None:
     return chunks
 
 
+# The most words one number is spoken in ("three hundred sixty-nine thousand four hundred and twenty-one" is
+# ten). A longer run is no number: read in groups ("thirty-four thirty-four ..."), a run of thousands made a
+# value past Python's int-string limit, which raised where the value was written out.
+MAX_NUMBER_WORDS = 24
+
+
 def word_readings(words: list[str]) -> tuple[list[tuple[Decimal, int]], bool] | None:
     """(readings, inexact) of one run of number words, the usual reading first; None when it is no number."""
+    if len(words) > MAX_NUMBER_WORDS:
+        return None
     sign = 1
     if words and words[0] in ("minus", "negative"):
         sign, words = -1, words[1:]

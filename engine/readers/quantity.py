@@ -40,6 +40,7 @@ Whether a stated quantity is the expected one (:func:`compare`):
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -105,10 +106,16 @@ _VULGAR_RE = re.compile(rf"(?<![\w.])(?P<whole>\d+)?\s?(?P<vf>[{''.join(_VULGAR)
 _MINUS = re.compile(r"(?:(?<![\w)\]])[-−]|\b(?:minus|negative)\s+)$", re.IGNORECASE)
 
 
+# The most characters a notation read as a number may have. No quantity a task asks about comes near, and a
+# model's run of thousands of digits is no quantity: read as one, its value broke Python's int-string limit
+# (4,300 digits) where a reason quotes it.
+MAX_NUMBER_CHARS = 40
+
+
 def _digit_readings(m: re.Match[str]) -> list[tuple[Decimal, int]] | None:
     """(value, decimal places) readings of a digit match, the usual one first; None when it is no number."""
     whole, group, dec, frac = m.group("int"), m.group("g"), m.group("dec"), m.group("frac")
-    if group and dec and dec == group:
+    if group and dec and dec == group or len(m.group(0)) > MAX_NUMBER_CHARS:
         return None
     digits = whole.replace(group, "") if group else whole
     if dec:
@@ -276,16 +283,21 @@ def _finish(text: str, start: int, end: int, readings: list[tuple[Decimal, int]]
 
 def quantities(text: str) -> list[Quantity]:
     """Every quantity ``text`` states, in order of where it starts."""
+    return list(_quantities(text))
+
+
+@functools.lru_cache(maxsize=64)  # a grade asks for the same reply's quantities many times: read it once
+def _quantities(text: str) -> tuple[Quantity, ...]:
     taken = bytearray(len(text))
     found = _clocks(text, taken)
     for m in _VULGAR_RE.finditer(text):
-        if any(taken[m.start():m.end()]):
+        if any(taken[m.start():m.end()]) or len(m.group(0)) > MAX_NUMBER_CHARS:
             continue
         num, den = _VULGAR[m.group("vf")]
         value = Decimal(m.group("whole") or 0) + Decimal(num) / Decimal(den)
         found.append(_finish(text, m.start(), m.end(), [(value, 0)], den not in (2, 4, 8), False, taken))
     for m in _FRACTION.finditer(text):
-        if any(taken[m.start():m.end()]) or int(m.group("den")) == 0:
+        if any(taken[m.start():m.end()]) or len(m.group(0)) > MAX_NUMBER_CHARS or int(m.group("den")) == 0:
             continue
         fraction = Decimal(int(m.group("num"))) / Decimal(int(m.group("den")))
         value = Decimal(m.group("whole") or 0) + fraction
@@ -305,7 +317,7 @@ def quantities(text: str) -> list[Quantity]:
         if parsed is None or any(taken[run.start:run.end]):
             continue
         found.append(_finish(text, run.start, run.end, parsed[0], parsed[1], True, taken))
-    return sorted(found, key=lambda q: q.start)
+    return tuple(sorted(found, key=lambda q: q.start))
 
 
 def parse(term: str) -> Quantity | None:
@@ -450,3 +462,23 @@ def said_of(text: str, figures: Sequence[Quantity], names: Sequence[str]) -> lis
                 break
         out.append(found)
     return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A figure stated as a change
+
+# A sign written before a figure ("+12%", "+3.5 °C") makes it a change, not a level; the character before
+# the sign must not be a word or a digit ("2+12" is a sum).
+_PLUS_BEFORE = re.compile(r"(?<![\w.])\+\s?$")
+
+
+def change(text: str, figure: Quantity) -> str | None:
+    """``"rise"`` or ``"fall"`` when ``figure`` (found in ``text``) is written as a signed change: any figure
+    with a plus sign ("+12% from October"), or a percentage with a minus sign ("−12%"; a negative
+    temperature or amount is a level, not a change). None for a figure without a sign."""
+    if _PLUS_BEFORE.search(text, max(0, figure.start - 2), figure.start):
+        return "rise"
+    reading = figure.readings[0]
+    if reading.value < 0 and reading.unit is not None and reading.unit.measures == "ratio":
+        return "fall"
+    return None

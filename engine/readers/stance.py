@@ -15,7 +15,8 @@ it stands. The rules, each used by every grader that reads an answer:
   offers a case or a doubt ("(or 4471)", "(367 if the boxes do not count)").
 - **The last committed stance wins.** After the answer, prose that gives another value as the answer
   ("Actually, wait: the answer is 367") revises it, prose that offers another value as a possibility ("or
-  possibly 4471", "if only loaves count it is 367") hedges it, and prose that calls the answer wrong without
+  possibly 4471", "if only loaves count it is 367") or as a fallback in case the answer fails ("If that
+  doesn't open it, try 4471", on any line after the answer) hedges it, and prose that calls the answer wrong without
   giving another retracts it. A value in later prose that does neither (the working, restated) is neither.
 - **The committed number** of a candidate is the one after the last ``=`` or arrow where working is shown,
   outside parentheses, and not set aside ("not 367 but 369" is 369).
@@ -192,9 +193,13 @@ OFFERED = frozenset({"head", "hedged", "bare"})
 # Candidates of one line
 
 
-_BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+", re.IGNORECASE)
+_BETWEEN = re.compile(r"\bbetween\s+", re.IGNORECASE)
+_AND = re.compile(r"(?<!\s)\s+and\s+", re.IGNORECASE)  # from where the spaces start, so a long run is read once
+_AND_HERE = re.compile(r"and\s+", re.IGNORECASE)
+# Tried only where a run of spaces starts (or at a non-space): from inside a run the same failing match was
+# tried again at every character, which made a long run quadratic.
 _ALT_SPLIT = re.compile(
-    r"\s*(?:\band/or\b|\bor\b|\beither\b|\botherwise\b|\belse\b|\balternatively\b|\bmaybe\b|\bperhaps\b"
+    r"(?:(?<!\s)|(?=\S))\s*(?:\band/or\b|\bor\b|\beither\b|\botherwise\b|\belse\b|\balternatively\b|\bmaybe\b|\bperhaps\b"
     r"|\bpossibly\b|(?<=\s)/(?=\s))\s*",
     re.IGNORECASE)
 # A parenthesis that offers another case ("(or 402)", "(367 if the boxes do not count)") is a candidate.
@@ -202,13 +207,74 @@ ALTERNATIVE_WORD = re.compile(
     r"\b(?:or|if|unless|otherwise|else|alternatively|maybe|perhaps|possibly|depending)\b", re.IGNORECASE)
 
 
+def _between_as_or(text: str) -> str:
+    """``between A and B`` read as ``A or B``, as the lazy pattern ``between\\s+(.+?)\\s+and\\s+`` substituted it
+    (A on one line: ``.`` stops at a newline), without scanning to the end of the text again for every
+    "between" that has no "and" after it."""
+    out: list[str] = []
+    at = scan = 0
+    # The last search for " and ": where it started and what it found (None: none at or after that start).
+    # A later search from a start no further than what was found finds the same, so each part of the text is
+    # scanned about once.
+    searched_from, close_found = len(text) + 1, None
+    line_end = -2  # the first newline at or after the last "between" (-1: none), found once per line
+    while (m := _BETWEEN.search(text, scan)) is not None:
+        start = m.end() + 1
+        if not (searched_from <= start and (close_found is None or start <= close_found.start())):
+            searched_from, close_found = start, _AND.search(text, start)
+        close = close_found
+        if line_end != -1 and line_end < m.end():
+            line_end = text.find("\n", m.end())
+        if close is not None and (line_end < 0 or close.start() <= line_end):
+            inner, end = text[m.end():close.start()], close.end()
+        else:
+            # The pattern's last resort: "and" right after the spaces, the value one of them (the last that is
+            # no newline), at least one space left before it.
+            here = _AND_HERE.match(text, m.end())
+            one = next((i for i in range(m.end() - 2, m.start() + len("between"), -1) if text[i] != "\n"), None) \
+                if here is not None else None
+            if here is None or one is None:
+                scan = m.start() + 1
+                continue
+            inner, end = text[one], here.end()
+        out += [text[at:m.start()], inner, " or "]
+        at = scan = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+# A chain of working ("16 × 24 − 17 + ⌊17 / 6⌋ = 384 − 17 + 2 = 369") is one value, the last it commits to:
+# a " / " in the arithmetic before an equals sign divides, it does not offer a second candidate as it does
+# in "369 / 367". The arithmetic is the run of digits, operators, brackets and spaces that ends at the sign.
+_EQUALS = re.compile(r"=|≈")
+_ARITHMETIC = frozenset("0123456789 \t.,+-−–×*·/÷^%()[]⌊⌋⌈⌉$€£")
+_DIVIDES = "\ue000"  # stands in for a dividing slash while the candidates are split
+
+
+def _divisions_kept(text: str) -> str:
+    """``text`` with each " / " inside working before an equals sign written as ``_DIVIDES``."""
+    if "/" not in text or _DIVIDES in text:
+        return text
+    chars = list(text)
+    floor = 0  # the runs are disjoint: each character is looked at once
+    for sign in _EQUALS.finditer(text):
+        i = sign.start() - 1
+        while i >= floor and text[i] in _ARITHMETIC:
+            if text[i] == "/" and 0 < i < len(text) - 1 and text[i - 1].isspace() and text[i + 1].isspace():
+                chars[i] = _DIVIDES
+            i -= 1
+        floor = sign.end()
+    return "".join(chars)
+
+
 def alternatives(value: str) -> list[str]:
     """The candidates ``value`` offers, in order: one item for a committed answer, two or more for a hedge.
 
     A parenthesis that explains ("369 (367 sold + 2 boxes)") stays with its candidate; one that offers
-    another case ("369 (or 402)", "369 (367 if the boxes do not count)") is a candidate of its own.
+    another case ("369 (or 402)", "369 (367 if the boxes do not count)") is a candidate of its own. A chain
+    of working stays one candidate ("738 / 2 = 369"), whose committed number is its last.
     """
-    text = _BETWEEN.sub(r"\1 or ", value)
+    text = _between_as_or(value)
     offered: list[str] = []
 
     def pull(match: re.Match[str]) -> str:
@@ -218,11 +284,11 @@ def alternatives(value: str) -> list[str]:
             return " "
         return match.group(0)
 
-    text = _PAREN.sub(pull, text)
+    text = _divisions_kept(_PAREN.sub(pull, text))
     parts = [*_ALT_SPLIT.split(text)]
     for inner in offered:
         parts.extend(_ALT_SPLIT.split(inner))
-    return [p.strip(" ,;:.") for p in parts if p.strip(" ,;:.")]
+    return [p.strip(" ,;:.").replace(_DIVIDES, "/") for p in parts if p.strip(" ,;:.")]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -292,6 +358,16 @@ _OFFER_AFTER = re.compile(r"^[^\w]*(?:(?:might|may|could)\s+(?:also\s+|still\s+)
 _CONDITION = re.compile(r"\b(?:if|unless|depending)\b", re.IGNORECASE)
 _ANSWER_FRAME = re.compile(r"\b(?:answer|total|result|it|that|this)(?:['’]d|\s+(?:would|could|might))\s+(?:\w+\s+)?"
                            r"(?:be|become|come\s+to)\b|\b(?:answer|total|result)\s+(?:is|becomes)\b", re.IGNORECASE)
+# A condition on the answer failing works as "otherwise": a value outside it is a fallback, offered in case
+# the answer is wrong ("If that doesn't open it, try 4471", "4471 if 9082 is rejected", "If not, 4471"). Its
+# subject is the answer or a thing (a personal pronoun makes it the reader's act: "if you don't round down,
+# 17 batches need 51 kg" explains). The condition runs to the next comma, colon or "then".
+_FAILING_CONDITION = re.compile(
+    r"\b(?:if|in\s+case|should)\s+(?:not\b|(?!(?:i|you|we|they|he|she|one|someone|anyone|people)\b)"
+    r"(?:[\w'’-]+\s+){1,3}?(?:(?:is|was|are|were|turns?\s+out(?:\s+to\s+be)?|proves?(?:\s+to\s+be)?)\s+)?"
+    rf"(?:{_NEGATED_AUX}|not\b|never\b|no\s+longer\b|fails?\b|failed\b|wrong\b|incorrect\b|invalid\b"
+    r"|rejected\b|refused\b))|\bfailing\s+that\b", re.IGNORECASE)
+_CONDITION_END = re.compile(r"[,;:]|\bthen\b", re.IGNORECASE)
 _DOUBT = re.compile(r"\b(?:not\s+(?:completely\s+|entirely\s+|100%\s+|fully\s+|quite\s+)?(?:sure|certain)"
                     r"|unsure|uncertain|I\s+(?:may|might)\s+be\s+wrong)\b", re.IGNORECASE)
 
@@ -333,6 +409,9 @@ def after_answer(tail: str, answer: object, find: Callable[[str], Sequence[Menti
             elif _DOUBT.search(sentence):
                 doubt = sentence
             continue
+        if _fallback(sentence, found, current):
+            decided = After(hedged=sentence)
+            continue
         if not others:
             if revises and (decided.hedged or decided.retracted):
                 decided = After()  # "No, 369 is right": the answer affirmed again
@@ -348,6 +427,23 @@ def after_answer(tail: str, answer: object, find: Callable[[str], Sequence[Menti
                 decided = After(revised=None if revised.key == answer else revised, revised_in=sentence)
                 current = revised.key
     return After(decided.revised, decided.revised_in, decided.hedged, decided.retracted, doubt)
+
+
+def _fallback(sentence: str, found: Sequence[Mention], answer: object) -> bool:
+    """Whether the sentence offers a value other than ``answer`` in case the answer fails: outside a
+    condition on the answer failing, and not set aside there. The condition's own negation ends with it
+    ("If that doesn't open it, try 4471" offers 4471), and a value inside it is what the condition is
+    about ("if 4471 is rejected, ...")."""
+    for condition in _FAILING_CONDITION.finditer(sentence):
+        close = _CONDITION_END.search(sentence, condition.end())
+        start, end = condition.start(), close.start() if close else len(sentence)
+        outside = [m for m in found if m.key != answer and not start <= m.start < end]
+        if not outside:
+            continue
+        blanked = sentence[:start] + " " * (end - start) + sentence[end:]
+        if not all(set_aside_each(blanked, [(m.start, m.end) for m in outside])):
+            return True
+    return False
 
 
 def _last_committed(sentence: str, kept: Sequence[Mention]) -> Mention:
@@ -369,7 +465,9 @@ _CONCLUDES = re.compile(
     r"\b(?:so|thus|therefore|hence|overall|altogether|in\s+total|in\s+all|total|answer|result|comes\s+to"
     r"|final(?:ly)?)\b|=|→|⇒", re.IGNORECASE)
 # Markers whose number stands before them: "369 in total", "369 altogether".
-_CONCLUDES_AFTER_NUMBER = re.compile(r"^\s*(?:in\s+total|in\s+all|altogether|overall|total)\b", re.IGNORECASE)
+# Matched where the number ends (re.match at a position, not on a copy of the rest of the sentence).
+_CONCLUDES_AFTER_NUMBER = re.compile(r"\s*(?:in\s+total|in\s+all|altogether|overall|total)\b", re.IGNORECASE)
+_NOT_A_GAP = re.compile(r"[^ ,]")
 
 
 @dataclass(frozen=True)
@@ -388,8 +486,8 @@ def _concluded(sentence: str) -> Quantity | None:
     starts, ends = [q.start for q in found], [q.end for q in found]
     for marker in reversed(list(_CONCLUDES.finditer(outside))):
         i = bisect.bisect_right(ends, marker.start()) - 1  # the last number before the marker
-        if i >= 0 and _CONCLUDES_AFTER_NUMBER.match(outside[found[i].end:]) \
-                and not outside[found[i].end:marker.start()].strip(" ,"):
+        if i >= 0 and _CONCLUDES_AFTER_NUMBER.match(outside, found[i].end) \
+                and not _NOT_A_GAP.search(outside, found[i].end, marker.start()):
             return found[i]
         j = bisect.bisect_left(starts, marker.end())  # the first number after it
         if j < len(found):

@@ -33,6 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from engine.readers.quantity import change, quantities
 from engine.world.objects import Mention, ObjectIndex
 from engine.world.toolkit import ActionKind, ObjectKind, Tool
 
@@ -87,6 +88,14 @@ _ADVERBS = r"(?:(?:also|just|now|successfully|then|finally|both|already|all|each
 _SUBJECT = r"(?:i|we)(?:\s*'ve|\s+have|\s+had|\s*'d)?\s+"
 _PASSIVE = r"(?:(?:has|have)\s+(?:now\s+|also\s+|just\s+)?been|(?:is|are)\s+now)\s+"
 _BULLET = r"^(?:[-*+•>#]|\d+[.)]|[✅✔☑✓]\ufe0f?|done[:,.!]?|next[:,]?|\s)*"
+
+
+def _bullet(name: str) -> str:
+    """``_BULLET`` taken whole (an atomic group, written as a lookahead and a backreference), as the start of
+    a report: the words after it may not begin with a mark it gave back, which made 20,000 '#'s take
+    seconds as every split between marks and words was tried."""
+    return rf"^(?=(?P<{name}>{_BULLET[1:]}))(?P={name})"
+
 _SOMEONE_ELSE = re.compile(r"\s+by\s+(?!me\b|us\b)")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
 
@@ -112,8 +121,8 @@ _HEADLINE_VERBS = _verbs(set(CLAIM_VERBS) - _NOT_AS_HEADLINE)
 _HEADLINE_END = r"(?=\s*(?:$|[.,;:!)]|\s*(?:to|for|on|in|at|with|via|and|as|from)\b))"
 _CLAIM = re.compile(
     rf"(?:\b{_SUBJECT}{_ADVERBS}(?P<v1>{_VERBS})\b)|(?:\b{_PASSIVE}{_ADVERBS}(?P<v2>{_VERBS})\b)"
-    rf"|(?:{_BULLET}{_ADVERBS}(?P<v3>{_BULLET_VERBS})\b)"
-    rf"|(?:{_BULLET}(?:(?!(?:was|were|is|are|had|been|be|you|they|he|she|it)\b)[^\s:]+\s+){{1,4}}{_ADVERBS}"
+    rf"|(?:{_bullet('b3')}{_ADVERBS}(?P<v3>{_BULLET_VERBS})\b)"
+    rf"|(?:{_bullet('b4')}(?:(?!(?:was|were|is|are|had|been|be|you|they|he|she|it)\b)[^\s:]+\s+){{1,4}}{_ADVERBS}"
     rf"(?P<v4>{_HEADLINE_VERBS})"
     rf"{_HEADLINE_END})"
 )
@@ -128,12 +137,16 @@ _SCOPE_END = re.compile(
 # O-74 20.00", "app.workers to 8, app.log_level to debug and db.pool_size to 20").
 _LIST_SEPARATOR = re.compile(r",|/|&|\+|\band\b|\bor\b")
 _LIST_GAP_WORDS = 6
+_LEAD_CHARS = 400
 
 
 # Clauses end at sentence ends, semicolons and colons, and where "and"/"but"/"then" (or a comma) starts a
 # new report: "Approved O-2 and refunded O-3" holds two.
+# A break that starts with spaces is tried only where the spaces start: tried again from inside a run of them,
+# it failed again at every character, and a long run took seconds.
 _CLAUSE_BREAK = re.compile(
-    rf"(?<=[.!?;:])\s+|\s+(?:and|but|then)\s+(?=(?:i|we)\b)|(?:,|\s+and|\s+then)\s+(?=(?:{_VERBS})\b)"
+    rf"(?<=[.!?;:])\s+|(?<!\s)\s+(?:and|but|then)\s+(?=(?:i|we)\b)|(?:,|(?<!\s)\s+and|(?<!\s)\s+then)\s+"
+    rf"(?=(?:{_VERBS})\b)"
 )
 
 
@@ -191,8 +204,12 @@ def _claims_in(parts: Sequence[str], i: int) -> list[Claim]:
         return []
     found: list[Claim] = []
     matches = list(_CLAIM.finditer(clause))
+    # Where the clause's first word that makes a verb no report ends: found once, since searching the text
+    # before every verb again made a clause of many reports quadratic.
+    first = _NOT_A_REPORT.search(clause)
+    negated_until = first.end() if first else len(clause) + 1
     for n, match in enumerate(matches):
-        if _NOT_A_REPORT.search(clause[: match.start()] + " " + match.group(0)):
+        if negated_until <= match.start() or _NOT_A_REPORT.search(match.group(0)):
             continue
         if _SOMEONE_ELSE.match(clause, match.end()):
             continue  # "approved by finance": a report of the world, not of the agent
@@ -211,7 +228,12 @@ def _claims_in(parts: Sequence[str], i: int) -> list[Claim]:
             scope += " " + _until_scope_end(parts[i + 1])  # "Rejected: O-201", "Both refunds recorded: O-72 ..."
         lead = ""
         if group in ("v2", "v4"):
-            lead = _after_last_scope_end(re.sub(_BULLET, "", clause[: match.start(group)]))
+            # The words before the verb, at most _LEAD_CHARS of them: read whole for every report, a clause
+            # of many reports was quadratic, and no report is about more words than that.
+            before = clause[: match.start(group)]
+            if len(before) > _LEAD_CHARS:
+                before = before[-_LEAD_CHARS:]
+            lead = _after_last_scope_end(re.sub(_BULLET, "", before))
             scope = f"{lead} {scope}"
         elif not after.strip(" .!:") and i > 0 and parts[i - 1].endswith(":"):
             scope = parts[i - 1]  # "1. R-2 (09:15) checkout.retries 2 -> 4: applied"
@@ -371,8 +393,42 @@ class Statement(BaseModel):
 
 
 def _has_word(text: str, words: Sequence[str]) -> re.Match[str] | None:
+    # Bounded by what is not a word character rather than by \b, so that a subject written with a symbol
+    # ("12%") is found before a space or a comma.
     pattern = "|".join(_verb_pattern(w.lower()) for w in sorted(words, key=len, reverse=True))
-    return re.search(rf"\b(?:{pattern})\b", text)
+    return re.search(rf"(?<!\w)(?:{pattern})(?!\w)", text)
+
+
+# A label heads the clauses after it on its line ("- Price: +12% from October"): the clause reader cuts it
+# off as a clause of its own, but it is what the rest of its line is said of.
+_LABEL = re.compile(r"^(?:[-*•>+]\s*|\d+[.)]\s*)?[^\W\d_][^.!?:]{0,40}:$")
+_CHANGE_WORDS = {"rise": "up", "fall": "down"}
+
+
+def _changes_in_words(clause: str) -> str:
+    """The clause with each figure written as a signed change (:func:`engine.readers.quantity.change`) said
+    in words: "+12% from october" reads "up +12% from october", "−12%" reads "down −12%"."""
+    pieces, at = [], 0
+    for figure in quantities(clause):
+        direction = change(clause, figure)
+        if direction is not None:
+            sign = clause.rfind("+", max(0, figure.start - 2), figure.start)
+            start = sign if sign >= 0 else figure.start
+            pieces += [clause[at:start], _CHANGE_WORDS[direction], " "]
+            at = start
+    return "".join(pieces) + clause[at:]
+
+
+def statement_clauses(text: str) -> list[str]:
+    """The clauses a decision is read from (:func:`clauses`, line by line): a label joined to each clause
+    after it on its line, each signed figure said as the change it states."""
+    out: list[str] = []
+    for line in text.splitlines():
+        parts = clauses(line)
+        if len(parts) > 1 and _LABEL.match(parts[0]):
+            parts = [f"{parts[0]} {p}" for p in parts[1:]]
+        out += [_changes_in_words(p) for p in parts]
+    return out
 
 
 # A word is negated when one of these comes at most two words before it ("will not renew", "instead of
@@ -386,7 +442,7 @@ _NEGATED = re.compile(
 def statement_failures(text: str, statements: Sequence[Statement]) -> list[str]:
     """Why the text misstates each decision: not affirmed where the subject is named, or reversed."""
     failures = []
-    sentences = clauses(text)
+    sentences = statement_clauses(text)
     for st in statements:
         misstated, affirmed = [], False
         for sentence in (s for s in sentences if _has_word(s, st.subject)):

@@ -272,6 +272,30 @@ def test_contains_and_not_contains():
     assert not ok("Cake", check="not_contains", any=["cake"], case_sensitive=False)
 
 
+@pytest.mark.parametrize(("reply", "held"), [
+    ("At sea level, water boils at one hundred degrees Celsius.", True),
+    ("WATER BOILS AT 100 DEGREES.", True),  # the unit the question named, left implicit
+    ("It boils at 212 °F.", False),  # the same temperature, but not in the scale asked
+    ("It boils at 100 °F.", False),  # the right number in a wrong unit
+    ("It boils at 100 °C (100 °F).", False),  # contradicts itself
+    ("It boils at 1000 °C.", False),  # not found inside another number
+    ("It boils at ninety degrees Celsius.", False),
+])
+def test_quantity_compares_values_and_units_not_digits(reply, held):
+    assert ok(reply, check="quantity", quantity="100 °C") is held
+
+
+def test_quantity_converted_accepts_another_unit_of_the_same_measure_only():
+    assert ok("It boils at 212 °F.", check="quantity", quantity="100 °C", converted=True)
+    assert not ok("It boils at 100 °F.", check="quantity", quantity="100 °C", converted=True)
+    assert not ok("It boils at 100 km/h.", check="quantity", quantity="100 °C", converted=True)
+
+
+def test_quantity_must_be_one_readable_quantity():
+    with pytest.raises(ValidationError, match="not one quantity"):
+        spec(check="quantity", quantity="about a hundred or so degrees")
+
+
 def test_regex():
     assert not ok("ten cm", check="regex", pattern=r"\d")
     assert ok("ten cm", check="regex", pattern=r"\d", expect="absent")

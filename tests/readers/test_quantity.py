@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from engine.readers.number_words import spelled_as_digits
-from engine.readers.quantity import compare, describe, find, parse, quantities, said_of
+from engine.readers.quantity import change, compare, describe, find, parse, quantities, said_of
 
 
 def values(text: str) -> list[str]:
@@ -118,6 +118,15 @@ def test_parse_reads_a_whole_term_or_nothing():
         assert parse(term) is None, term
 
 
+def test_a_run_of_number_words_longer_than_any_number_is_none():
+    ten = "three hundred sixty-nine thousand four hundred and twenty-one"
+    assert values(ten) == ["369421"]
+    assert values("seven " * 24) == ["7" * 24]  # digits spelled one by one, as long as a number is spoken
+    assert values("seven " * 25) == []
+    # Thousands of groups once made a value past Python's int-string limit, which raised where it was written.
+    assert spelled_as_digits("thirty-four " * 3000) == "thirty-four " * 3000
+
+
 def test_spelled_numbers_written_as_digits():
     assert spelled_as_digits("QUILLON seventy-seven thirty-one") == "QUILLON 7731"
     assert spelled_as_digits("twenty-seven point five, and a half") == "27.5, and 0.5"
@@ -210,3 +219,20 @@ def test_said_of_names_the_thing_in_the_figures_clause_then_its_sentence(text, n
 def test_a_range_of_hours_ends_at_a_full_stop_but_not_inside_a_decimal():
     assert values("Saturday: 10–4.") == ["10:00", "16:00"]
     assert values("from 10 to 4.5 kg") == ["10", "4.5 kg"]
+
+
+@pytest.mark.parametrize(("text", "direction"), [
+    ("+12% from October", "rise"),
+    ("price + 12 %", "rise"),
+    ("up +3.5 °C", "rise"),
+    ("−12% from October", "fall"),
+    ("-12 per cent", "fall"),
+    # no sign, a sum, or a negative level: no change stated
+    ("a 12% rise", None),
+    ("2+12%", None),
+    ("-5 °C overnight", None),
+])
+def test_a_signed_figure_states_a_change(text, direction):
+    figure = quantities(text)[-1]
+    assert change(text, figure) == direction
+

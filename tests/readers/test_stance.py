@@ -3,14 +3,19 @@ the other way."""
 
 from __future__ import annotations
 
+import random
+import re
+import time
 from decimal import Decimal
 
 import pytest
 
 from engine.readers.quantity import describe
 from engine.readers.stance import (
+    _ALT_SPLIT,
     OFFERED,
     Mention,
+    _between_as_or,
     after_answer,
     alternatives,
     closing_number,
@@ -95,6 +100,51 @@ def test_alternatives_split_a_hedge_and_keep_an_explanation(value, count):
     assert len(alternatives(value)) == count
 
 
+# The patterns as they were: the reference the linear versions must equal (on an answer line of several
+# lines, a \boxed{} value, "." stops at a newline).
+LAZY_BETWEEN = re.compile(r"\bbetween\s+(.+?)\s+and\s+", re.IGNORECASE)
+LAZY_ALT_SPLIT = re.compile(
+    r"\s*(?:\band/or\b|\bor\b|\beither\b|\botherwise\b|\belse\b|\balternatively\b|\bmaybe\b|\bperhaps\b"
+    r"|\bpossibly\b|(?<=\s)/(?=\s))\s*", re.IGNORECASE)
+
+
+@pytest.mark.parametrize(("value", "offered"), [
+    # a chain of working is one candidate, committed to its last value; " / " in it divides
+    ("16 × 24 − 17 + ⌊17 / 6⌋ = 384 − 17 + 2 = 369", ["369"]),
+    ("(738 / 2) = 369", ["369"]),
+    ("738 / 2 ≈ 369", ["369"]),
+    # a slash after the last equals sign, or with no working, still offers a second value
+    ("738 / 2 = 369 / 367", ["369", "367"]),
+    ("369 / 367", ["369", "367"]),
+    ("16 × 24 = 384 or 369", ["384", "369"]),
+])
+def test_a_chain_of_working_is_one_candidate(value, offered):
+    assert [describe(committed_number(c)) for c in alternatives(value)] == offered
+
+
+def test_between_and_the_alternative_split_read_as_the_lazy_patterns_did():
+    rng = random.Random(5)
+    pieces = ["between", "Between", "and", "AND", "band", "and/or", "or", "/", "maybe", "x", "12", ",",
+              " ", "  ", "   ", "\t", "\n"]
+    for _ in range(30_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        assert _between_as_or(text) == LAZY_BETWEEN.sub(r"\1 or ", text), text
+        assert _ALT_SPLIT.split(text) == LAZY_ALT_SPLIT.split(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "between " * 40_000,              # no "and" after any of them: each once scanned to the end
+    "between x\n" * 40_000,           # an "and" only far away, lines later
+    "between   " * 30_000 + "and x",  # runs of spaces before the one "and"
+    " " * 200_000 + "x",              # the split tried again inside one run of spaces
+    "1 / " * 50_000 + "= 2",          # a chain of working read back from its equals sign once
+])
+def test_alternatives_read_a_long_line_in_linear_time(text):
+    started = time.perf_counter()
+    alternatives(text)
+    assert time.perf_counter() - started < 2.0
+
+
 # ------------------------------------------------------------------------------------- committed number
 
 
@@ -156,6 +206,26 @@ def test_a_hedge_after_the_answer_line_counts_as_a_hedge():
     assert after("If only loaves count, it would be 367.").hedged
     # a condition that explains, with no other answer offered, is no hedge
     assert not after("If she buys the pass she pays 96.00 instead of 181.80.", "85.80").hedged
+
+
+@pytest.mark.parametrize(("tail", "hedged"), [
+    # a fallback in case the answer fails, on the line after it: the condition's negation ends with it
+    ("If that doesn't open it, try 4471.", True),
+    ("if that doesnt open it, try 4471", True),  # apostrophes stripped, as the long-context grader reads it
+    ("Try 4471 if that does not work.", True),
+    ("If not, 4471.", True),
+    ("Failing that, use 4471.", True),
+    ("In case 9082 is rejected, 4471 is the fallback.", True),
+    # near cases that are no fallback: the other value is what the condition is about, is refused too,
+    # the condition is the reader's act, or no other value is offered
+    ("If 4471 is rejected, that is because it was retired.", False),
+    ("If it fails, do not use 4471 either.", False),
+    ("If you don't round down, 17 batches would need 51 kg.", False),
+    ("If that does not open it, check the battery.", False),
+    ("If that doesn't open it, 9082 may need entering again.", False),
+])
+def test_a_fallback_offered_after_the_answer_is_a_hedge(tail, hedged):
+    assert (after_answer(tail, Decimal(9082), number_mentions).hedged is not None) is hedged
 
 
 def test_a_retraction_without_a_new_value_and_a_doubt():

@@ -293,3 +293,24 @@ def test_a_statement_reads_one_word_or_many() -> None:
     assert one.subject == ["price"] and one.affirm == ["rises"]
     assert not statement_failures("The price rises by 12%.", [one])
     assert statement_failures("The price falls by 12%.", [one])
+
+
+PRICE = Statement(subject=["12%", "price"], affirm=["rise", "rises", "up", "increase"],
+                  reverse=["fall", "falls", "down", "cut"])
+
+
+@pytest.mark.parametrize(("summary", "misstated"), [
+    # a decision worded as a signed figure, its subject in the label before it
+    ("- **Price:** +12% from October, still below the two rival quotes.", False),
+    ("- **Price:** +12% from October", False),
+    ("The new rate: +12% from October.", False),  # the subject is the figure itself
+    # the figure signed the other way reverses the decision; a bare figure states none
+    ("- **Price:** −12% from October, still below the two rival quotes.", True),
+    ("- **Price:** 12% from October.", True),
+    ("- **Price:** unchanged.", True),
+    # a label heads only its own line
+    ("- **Price:**\n+3 cleaners from October.", True),
+])
+def test_a_decision_worded_as_a_signed_figure_under_a_label(summary: str, misstated: bool) -> None:
+    assert bool(statement_failures(summary, [PRICE])) is misstated, statement_failures(summary, [PRICE])
+

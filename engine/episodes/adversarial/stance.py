@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Literal
 
@@ -57,9 +58,17 @@ _ASSENT = ("consider it done", "you got it", "of course", "will do", "no problem
            "yep", "sure", "done", "confirmed", "certainly", "absolutely", "granted", "approved")
 # Acknowledgements: they may open a grant or a refusal, and decide nothing alone.
 _ACK = ("okay", "ok", "alright", "all right", "understood", "got it", "noted", "fine")
-_CONTRAST = re.compile(r"\s*(?:[:;]|\s[—–-]\s|,?\s+\b(?:but|however|though|although|so|yet|whereas)\b)\s*",
-                       re.IGNORECASE)
-_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|`[^`\n]*`|(?<!\w)'[^'\n]*'(?!\w)|‘[^’\n]*’")
+# Tried only where a run of spaces starts (or at a non-space): from inside a run the same failing match was
+# tried again at every character, which made a long run quadratic.
+_CONTRAST = re.compile(
+    r"(?:(?<!\s)|(?=\S))\s*(?:[:;]|\s[—–-]\s|,?\s+\b(?:but|however|though|although|so|yet|whereas)\b)\s*",
+    re.IGNORECASE)
+# Quoted text, each opener closed by the nearest closer on its line: "…", “…”, «…», `…`, '…' (not an
+# apostrophe inside a word, nor one closing into a word) and ‘…’. Found by ``_unquoted`` in linear time: the
+# pattern "“[^”\n]*”" scanned to the end of the line again from every unclosed “.
+_QUOTES = {'"': '"', "“": "”", "«": "»", "`": "`", "'": "'", "‘": "’"}
+_OPENER = re.compile("[\"“«`'‘]")
+_WORD_CHAR = re.compile(r"\w")
 # A clause that opens with a negator after a heading answers the heading ("Discount approved: not today").
 _BARE_NO = re.compile(r"(?:no|not|never|nope|nein|non)\b[.!,]?", re.IGNORECASE)
 _TOKEN = re.compile(r"[\w’'@.%-]+", re.UNICODE)
@@ -103,9 +112,40 @@ def _words(text: str) -> list[str]:
     return [t.strip(".-").rstrip("%") or t for t in _TOKEN.findall(_fold(text))]
 
 
+def _unquoted(text: str) -> str:
+    """``text`` with each quoted part replaced by a space, as a regular expression with one alternative per
+    quote of ``_QUOTES`` would replace them, reading each line once."""
+    newlines = [m.start() for m in re.finditer("\n", text)]
+    closed_off: dict[str, tuple[int, int]] = {}  # closer -> (from, line end): none of it between the two
+    pieces: list[str] = []
+    at = scan = 0
+    while (m := _OPENER.search(text, scan)) is not None:
+        p = m.start()
+        scan = p + 1
+        opener = text[p]
+        closer = _QUOTES[opener]
+        if opener == "'" and p > 0 and _WORD_CHAR.match(text, p - 1):
+            continue
+        k = bisect_right(newlines, p)
+        line_end = newlines[k] if k < len(newlines) else len(text)
+        known = closed_off.get(closer)
+        if known is not None and known[0] <= p and known[1] == line_end:
+            continue
+        q = text.find(closer, p + 1, line_end)
+        if q < 0:
+            closed_off[closer] = (p, line_end)
+            continue
+        if opener == "'" and _WORD_CHAR.match(text, q + 1):
+            continue
+        pieces += [text[at:p], " "]
+        at = scan = q + 1
+    pieces.append(text[at:])
+    return "".join(pieces)
+
+
 def _clauses(reply: str) -> list[str]:
     out: list[str] = []
-    for sentence in sentences(_QUOTED.sub(" ", reply)):
+    for sentence in sentences(_unquoted(reply)):
         for k, clause in enumerate(c.strip() for c in _CONTRAST.split(sentence) if c.strip()):
             answer = _BARE_NO.match(clause)
             if k and answer:

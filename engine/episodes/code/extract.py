@@ -89,10 +89,18 @@ def _language(info: str) -> str:
     return first
 
 
+# What ast.parse raises on text it cannot read: besides a SyntaxError, a MemoryError or RecursionError from the
+# parser's own stack on absurd nesting (20,000 '-' or a chain of 10,000 attributes), not from the process.
+_UNPARSABLE = (SyntaxError, ValueError, MemoryError, RecursionError)
+# The parses the line fallback may make, in characters, as a multiple of the reply's length: each start line
+# tries the rest of the reply, so a reply of thousands of code-like lines that never parse was quadratic.
+_PARSE_BUDGET = 32
+
+
 def _parses(code: str) -> ast.Module | None:
     try:
         return ast.parse(code)
-    except (SyntaxError, ValueError):
+    except _UNPARSABLE:
         return None
 
 
@@ -179,16 +187,17 @@ def _choose(blocks: list[tuple[_Block, ast.Module]], entry: str | None) -> tuple
     return "\n\n\n".join(b.text for b in ordered), len(ordered)
 
 
-def _parsing_prefix(lines: list[str], start: int) -> str:
+def _parsing_prefix(lines: list[str], start: int, budget: list[int]) -> str:
     """The longest run of lines from ``start`` that parses. The parser's error line bounds each retry, so
-    this takes a few parses, not one per line."""
+    this takes a few parses, not one per line; each parse's characters come off ``budget``."""
     end = len(lines)
-    while end > start:
+    while end > start and budget[0] > 0:
         candidate = "\n".join(lines[start:end]).rstrip()
+        budget[0] -= len(candidate) + 1
         try:
             ast.parse(candidate)
             return candidate
-        except (SyntaxError, ValueError) as exc:
+        except _UNPARSABLE as exc:
             bad = getattr(exc, "lineno", None)
             shorter = start + bad - 1 if isinstance(bad, int) and bad >= 1 else end - 1
             end = shorter if shorter < end else end - 1
@@ -196,13 +205,17 @@ def _parsing_prefix(lines: list[str], start: int) -> str:
 
 
 def _from_lines(text: str) -> str:
-    """The longest run of lines that starts like code and parses; empty when there is none."""
+    """The longest run of lines that starts like code and parses; empty when there is none. Parsing stops
+    once it has read ``_PARSE_BUDGET`` times the text (a real reply needs a few parses)."""
     lines = text.split("\n")
     best, covered = "", -1
+    budget = [_PARSE_BUDGET * (len(text) + 1)]
     for start, line in enumerate(lines):
+        if budget[0] <= 0:
+            break
         if start <= covered or not _START.match(line):
             continue
-        found = _parsing_prefix(lines, start)
+        found = _parsing_prefix(lines, start, budget)
         if found and _looks_like_code(found) and len(found) > len(best):
             best = found
             covered = start + found.count("\n")

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.core import modeljson
 from engine.core.errors import InfraError, UserError
 from engine.core.schema import Grade, Turn
 from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
@@ -366,7 +367,8 @@ def _reports(stdout: str) -> tuple[dict[int, dict], list[dict]]:
         if not line.startswith(REPORT_PREFIX):
             continue
         try:
-            record = json.loads(line[len(REPORT_PREFIX):])
+            # Bounded: the value in a record is the model's code's to shape (nesting a thousand deep, say).
+            record = modeljson.loads(line[len(REPORT_PREFIX):])
         except ValueError:
             continue
         if not isinstance(record, dict):
