@@ -83,6 +83,9 @@ def load_corpus(corpus_dir: Path) -> list[CorpusFile]:
 
 # Fields that hold a model's words or a person's: a '#' there is text, never a comment.
 _TEXT_FIELDS = ("text", "why", "reasoning")
+# libyaml's composer when PyYAML has it: the pure-Python one took seconds over the corpus, at every test
+# session's start. Both give the same nodes and marks; a plain scalar's style is None in one, "" in the other.
+_COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _cut_by_comment(source: str) -> int | None:
@@ -90,7 +93,7 @@ def _cut_by_comment(source: str) -> int | None:
     (``text: Come early! #JuniperBakes`` loads as "Come early!"), else None."""
     lines = source.splitlines()
     cut: list[int] = []
-    stack = [yaml.compose(source, Loader=yaml.SafeLoader)]
+    stack = [yaml.compose(source, Loader=_COMPOSER)]
     while stack:
         node = stack.pop()
         if isinstance(node, yaml.SequenceNode):
@@ -98,7 +101,7 @@ def _cut_by_comment(source: str) -> int | None:
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 stack.append(value)
-                if (key.value in _TEXT_FIELDS and isinstance(value, yaml.ScalarNode) and value.style is None
+                if (key.value in _TEXT_FIELDS and isinstance(value, yaml.ScalarNode) and not value.style
                         and value.end_mark.line < len(lines)):
                     end = value.end_mark
                     rest = lines[end.line][end.column:]

@@ -128,6 +128,12 @@ class ScriptedServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # TCP_NODELAY, as real servers set it: without it a reply written in two parts (headers, then
+            # body) waits on the client's delayed ACK (40 ms on Linux) before its second part leaves.
+            disable_nagle_algorithm = True
+            # Buffered: a reply leaves in one write (handle_one_request flushes after each request), as a
+            # real server sends it; the fault paths flush before they cut the connection.
+            wbufsize = -1
 
             def log_message(self, *args: object) -> None:  # keep test output clean
                 pass

@@ -42,6 +42,7 @@ from engine.model.requestlimits import (
     sse_lines,
 )
 from engine.model.textcalls import read_text_calls
+from engine.model.tls import shared_tls_context
 
 # What each server says when the conversation does not fit (their sources and trackers, site_src/servers/):
 # llama.cpp exceed_context_size_error, vLLM "maximum context length", LM Studio "Trying to keep the first N
@@ -293,6 +294,7 @@ class ChatClient:
             # httpx's read timeout bounds each socket read; a stream's data deadlines are kept in _stream.
             timeout=httpx.Timeout(max(lim.first_byte_s, lim.idle_s), connect=lim.connect_s),
             transport=transport,
+            verify=shared_tls_context(),
         )
         # After every reply, its prompt count against the served window (engine/model/overflow.py).
         self._prompt_check: PromptCheck | None = None

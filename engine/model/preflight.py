@@ -27,6 +27,7 @@ from engine.model import servers
 from engine.model.client import ChatClient, ClientSettings
 from engine.model.overflow import prompt_token_estimate
 from engine.model.requestlimits import Prefill, RequestLimits, fetch_bounded, measured_prefill
+from engine.model.tls import shared_tls_context
 
 _READY = "Reply with the single word: ready"
 # The warm-up's prompt is a few hundred tokens, so that the time to its first data is mostly reading it: what a
@@ -427,7 +428,8 @@ async def inspect_server(
     lim = limits or (client_settings.request_limits() if client_settings else RequestLimits())
     # Identity only: a compressed body could expand past the byte cap before it is counted.
     headers = {"Accept-Encoding": "identity", **({"Authorization": f"Bearer {api_key}"} if api_key else {})}
-    async with httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(lim.check_s, connect=lim.connect_s)) as http:
+    async with httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(lim.check_s, connect=lim.connect_s),
+                                 verify=shared_tls_context()) as http:
         reader = _Reader(http, endpoint, lim)
         waited = await wait_ready(reader, endpoint, timeout_s=ready_timeout_s, poll_s=poll_s)
         info = await identify(reader, endpoint, model)
