@@ -17,20 +17,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from engine.analysis.judge import (
-    DEMOTE_BELOW,
-    DEMOTE_MARGIN,
-    PROMPT_VERSION,
-    RESCUE_MIN,
-    JudgedFile,
-    JudgeReply,
-    ModuleCoverage,
-    TrialVerdict,
-    decide,
-    file_sha256,
-    sendable,
-    trial_hard_gate,
-)
+from engine.analysis.judge.files import JudgedFile, ModuleCoverage, TrialVerdict, file_sha256
+from engine.analysis.judge.prompt import PROMPT_VERSION
+from engine.analysis.judge.reply import JudgeReply
+from engine.analysis.judge.rules import DEMOTE_BELOW, DEMOTE_MARGIN, RESCUE_MIN, decide, sendable, trial_hard_gate
 from engine.core.schema import RunFile, TrialRecord
 from engine.run.rederive import Problem
 

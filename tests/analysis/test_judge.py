@@ -11,9 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.analysis.judge import (
-    MAX_TRANSCRIPT_CHARS,
     JudgeConfig,
-    JudgeOutputError,
     JudgeReply,
     apply_verdicts,
     build_messages,
@@ -26,6 +24,8 @@ from engine.analysis.judge import (
     sendable,
     write_judged_file,
 )
+from engine.analysis.judge.prompt import MAX_TRANSCRIPT_CHARS
+from engine.analysis.judge.reply import JudgeOutputError
 from engine.cli import build_parser, main
 from engine.core.results import load_run_file, write_run_file
 from engine.core.schema import Grade, Provenance, RunFile, RunSettings, TrialRecord, Turn

@@ -86,7 +86,7 @@ def test_a_few_aliases_and_deep_nesting_still_read(tmp_path):
 
 
 def test_the_judge_reads_task_files_through_the_same_bound(tmp_path):
-    from engine.analysis.judge import load_task_contexts
+    from engine.analysis.judge.context import load_task_contexts
 
     bank = tmp_path / "knowledge"
     bank.mkdir()
