@@ -6,8 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.core.errors import UserError
-from engine.core.yamlfile import read_mapping
+from engine.bank.load import find_tasks
 
 
 @dataclass(frozen=True)
@@ -18,24 +17,15 @@ class TaskContext:
 
 
 def load_task_contexts(tasks_dir: Path | None, task_ids: Iterable[str]) -> dict[str, TaskContext]:
-    """Title and intent of each task from its YAML, read leniently: a task missing from the bank (renamed,
-    or a module not implemented here) is judged on its transcript alone."""
+    """Title and intent of each task, as the bank loads it. Lenient on purpose: a task missing from the bank
+    (renamed, or a module not implemented here) or one that does not load is judged on its transcript alone,
+    rather than stopping a judge run over a result file that may be older than the bank."""
+    if tasks_dir is None:
+        return {}
     out: dict[str, TaskContext] = {}
-    if tasks_dir is None or not tasks_dir.is_dir():
-        return out
-    wanted = set(task_ids)
-    for path in tasks_dir.glob("*/*.yaml"):
-        if path.stem not in wanted:
+    for task_id, found in find_tasks(tasks_dir, set(task_ids)).items():
+        if isinstance(found, str) or found.id != task_id:  # the reason it could not load, or another task's id
             continue
-        try:
-            raw = read_mapping(path, "task file")  # the one bounded reader: an alias bomb is refused there
-        except UserError:
-            continue
-        if isinstance(raw, dict) and raw.get("id") == path.stem:
-            out[path.stem] = TaskContext(
-                title=str(raw.get("title", "")),
-                what_this_tests=str(raw.get("what_this_tests", "")),
-                failure_mode=str(raw.get("failure_mode", "")),
-            )
+        task = found.task
+        out[task_id] = TaskContext(task.title, task.what_this_tests, task.failure_mode)
     return out
-
