@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -58,6 +59,31 @@ class ModuleCoverage(_Strict):
     judged: int
     failed: int
     complete: bool
+
+
+class Tally(NamedTuple):
+    """The counts a judged file records about its verdicts. The judge writes them and ``judge_check``
+    recomputes them, both through ``tally``, so the two cannot count differently."""
+
+    modules: dict[str, ModuleCoverage]
+    # Modules with at least one failed judge call.
+    flagged_modules: list[str]
+    changed: int
+    refused: int
+
+
+def tally(verdicts: Sequence[TrialVerdict]) -> Tally:
+    modules: dict[str, ModuleCoverage] = {}
+    for module in dict.fromkeys(v.module for v in verdicts):
+        mine = [v for v in verdicts if v.module == module]
+        failed = sum(v.status == "failed" for v in mine)
+        modules[module] = ModuleCoverage(sent=len(mine), judged=len(mine) - failed, failed=failed, complete=failed == 0)
+    return Tally(
+        modules=modules,
+        flagged_modules=[m for m, c in modules.items() if not c.complete],
+        changed=sum(v.status in ("rescued", "demoted") for v in verdicts),
+        refused=sum(v.status == "refused" for v in verdicts),
+    )
 
 
 class JudgedFile(_Strict):

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 
 from engine.analysis.judge.context import TaskContext, load_task_contexts
-from engine.analysis.judge.files import JudgedFile, JudgeInfo, ModuleCoverage, TrialVerdict, file_sha256
+from engine.analysis.judge.files import JudgedFile, JudgeInfo, TrialVerdict, file_sha256, tally
 from engine.analysis.judge.prompt import MAX_REASON_CHARS, _clip, build_messages
 from engine.analysis.judge.reply import parse_judge_reply
 from engine.analysis.judge.rules import decide, sendable, trial_hard_gate
@@ -155,23 +155,13 @@ async def judge_run_async(
             f"longer with {JUDGE_FLAGS.total} S."
         )
 
-    modules: dict[str, ModuleCoverage] = {}
-    for module in dict.fromkeys(v.module for v in verdicts):
-        mine = [v for v in verdicts if v.module == module]
-        failed = sum(v.status == "failed" for v in mine)
-        modules[module] = ModuleCoverage(
-            sent=len(mine), judged=len(mine) - failed, failed=failed, complete=failed == 0
-        )
     return JudgedFile(
         model=run.settings.model,
         raw_file=raw_path.name,
         raw_sha256=file_sha256(raw_path),
         judge=JudgeInfo(endpoint_host=host, model=cfg.model),
         created_at=_now(),
-        modules=modules,
-        flagged_modules=[m for m, c in modules.items() if not c.complete],
-        changed=sum(v.status in ("rescued", "demoted") for v in verdicts),
-        refused=sum(v.status == "refused" for v in verdicts),
+        **tally(verdicts)._asdict(),
         verdicts=verdicts,
     )
 
