@@ -20,7 +20,8 @@ MAX_TRANSCRIPT_CHARS = 16_000
 MAX_REASON_CHARS = 600
 
 
-def _clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, head and tail kept around a marker saying how much was cut."""
     if len(text) <= limit:
         return text
     head = limit * 2 // 3
@@ -42,12 +43,12 @@ def render_transcript(turns: Iterable[Turn], limit: int = MAX_TRANSCRIPT_CHARS) 
     for i, turn in enumerate(turns):
         lines = [f"[{i}] {turn.role}" + (f" ({turn.name})" if turn.name else "")]
         if turn.content:
-            lines.append(_clip(turn.content, MAX_MESSAGE_CHARS))
+            lines.append(clip(turn.content, MAX_MESSAGE_CHARS))
         for call in turn.tool_calls:
-            lines.append(f"-> call {call.name}({_clip(call.arguments, MAX_ARGUMENT_CHARS)})")
+            lines.append(f"-> call {call.name}({clip(call.arguments, MAX_ARGUMENT_CHARS)})")
         parts.append("\n".join(lines))
     text = _neutralise("\n\n".join(parts))
-    return _clip(text, limit)
+    return clip(text, limit)
 
 
 SYSTEM_PROMPT = """You review one trial of an automated benchmark for language models.
@@ -69,12 +70,12 @@ def build_messages(trial: TrialRecord, context: TaskContext | None) -> list[dict
     ctx = context or TaskContext()
     breakdown = ", ".join(f"{k}={v:.2f}" for k, v in sorted(grade.breakdown.items())) or "none"
     user = (
-        f"<task>\nid: {trial.task_id}\nmodule: {trial.module}\ntitle: {_clip(ctx.title, 300)}\n"
-        f"what it tests: {_clip(ctx.what_this_tests, 800)}\n"
-        f"usual failure: {_clip(ctx.failure_mode, 400)}\n</task>\n\n"
+        f"<task>\nid: {trial.task_id}\nmodule: {trial.module}\ntitle: {clip(ctx.title, 300)}\n"
+        f"what it tests: {clip(ctx.what_this_tests, 800)}\n"
+        f"usual failure: {clip(ctx.failure_mode, 400)}\n</task>\n\n"
         f"<grader>\ndet score: {grade.score:.3f}\npassed: {str(grade.passed).lower()}\n"
-        f"breakdown: {breakdown}\nreason: {_neutralise(_clip(grade.reason, 400))}\n"
-        + (f"unsure: the check could not decide from the text ({_neutralise(_clip(grade.unsure, 400))})\n"
+        f"breakdown: {breakdown}\nreason: {_neutralise(clip(grade.reason, 400))}\n"
+        + (f"unsure: the check could not decide from the text ({_neutralise(clip(grade.unsure, 400))})\n"
            if grade.unsure else "")
         + "</grader>\n\n"
         f"<transcript>\n{render_transcript(trial.turns)}\n</transcript>\n\n"

@@ -6,7 +6,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.analysis.judge.prompt import _clip
+from engine.analysis.judge.prompt import clip
 from engine.core.errors import BenchError
 
 
@@ -35,7 +35,7 @@ def parse_judge_reply(text: str) -> JudgeReply:
     if fenced:
         body = fenced.group(1).strip()
     if not body.startswith("{") or not body.endswith("}"):
-        raise JudgeOutputError(f"the judge did not answer with one JSON object: {_clip(text, 120)!r}")
+        raise JudgeOutputError(f"the judge did not answer with one JSON object: {clip(text, 120)!r}")
     try:
         return JudgeReply.model_validate_json(body)
     except ValidationError as exc:

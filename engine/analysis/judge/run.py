@@ -12,7 +12,7 @@ import httpx
 
 from engine.analysis.judge.context import TaskContext, load_task_contexts
 from engine.analysis.judge.files import JudgedFile, JudgeInfo, TrialVerdict, file_sha256, tally
-from engine.analysis.judge.prompt import MAX_REASON_CHARS, _clip, build_messages
+from engine.analysis.judge.prompt import MAX_REASON_CHARS, build_messages, clip
 from engine.analysis.judge.reply import parse_judge_reply
 from engine.analysis.judge.rules import decide, sendable, trial_hard_gate
 from engine.core import scrub
@@ -86,14 +86,14 @@ async def _judge_one(
         reply = parse_judge_reply(reply_msg.content)
     except BenchError as exc:
         # Transport failures, time-outs and garbage all land here; the trial keeps its det grade.
-        return kept.model_copy(update={"error": _clip(scrub.scrub(str(exc), bearer=True), 300)})
+        return kept.model_copy(update={"error": clip(scrub.scrub(str(exc), bearer=True), 300)})
     decision = decide(trial.module, grade.score, grade.passed, gate, reply, unsure=grade.unsure is not None)
     return kept.model_copy(
         update={
             "status": decision.status,
             "judge_passed": reply.passed,
             "judge_score": reply.score,
-            "judge_reason": _clip(scrub.scrub(reply.reason, bearer=True), MAX_REASON_CHARS),
+            "judge_reason": clip(scrub.scrub(reply.reason, bearer=True), MAX_REASON_CHARS),
             "refusal": decision.refusal,
             "final_score": decision.final_score,
             "final_passed": decision.final_passed,
