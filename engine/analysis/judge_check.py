@@ -17,20 +17,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from engine.analysis.judge import (
-    DEMOTE_BELOW,
-    DEMOTE_MARGIN,
-    PROMPT_VERSION,
-    RESCUE_MIN,
-    JudgedFile,
-    JudgeReply,
-    ModuleCoverage,
-    TrialVerdict,
-    decide,
-    file_sha256,
-    sendable,
-    trial_hard_gate,
-)
+from engine.analysis.judge.files import JudgedFile, TrialVerdict, file_sha256, tally
+from engine.analysis.judge.prompt import PROMPT_VERSION
+from engine.analysis.judge.reply import JudgeReply
+from engine.analysis.judge.rules import DEMOTE_BELOW, DEMOTE_MARGIN, RESCUE_MIN, decide, sendable, trial_hard_gate
 from engine.core.schema import RunFile, TrialRecord
 from engine.run.rederive import Problem
 
@@ -80,16 +70,6 @@ def _verdict_problems(v: TrialVerdict, trial: TrialRecord) -> list[Problem]:
     return out
 
 
-def _coverage(verdicts: list[TrialVerdict]) -> dict[str, ModuleCoverage]:
-    """The ``modules`` block ``judge_run_async`` writes for these verdicts."""
-    out: dict[str, ModuleCoverage] = {}
-    for module in dict.fromkeys(v.module for v in verdicts):
-        mine = [v for v in verdicts if v.module == module]
-        failed = sum(v.status == "failed" for v in mine)
-        out[module] = ModuleCoverage(sent=len(mine), judged=len(mine) - failed, failed=failed, complete=failed == 0)
-    return out
-
-
 def rederive_judged(judged: JudgedFile, raw_path: Path, run: RunFile) -> list[Problem]:
     """Every way ``judged`` differs from the judge's rules applied to its own records (empty: none)."""
     out: list[Problem] = []
@@ -121,13 +101,13 @@ def rederive_judged(judged: JudgedFile, raw_path: Path, run: RunFile) -> list[Pr
             out.append(Problem(f"verdicts {v.task_id}#{v.trial}", "task_id", "no such trial in the raw file"))
         else:
             out += _verdict_problems(v, trial)
+    counts = tally(judged.verdicts)
     counted = {
         "modules": ({m: c.model_dump() for m, c in judged.modules.items()},
-                    {m: c.model_dump() for m, c in _coverage(judged.verdicts).items()}),
-        "flagged_modules": (judged.flagged_modules, [m for m, c in _coverage(judged.verdicts).items()
-                                                     if not c.complete]),
-        "changed": (judged.changed, sum(v.status in ("rescued", "demoted") for v in judged.verdicts)),
-        "refused": (judged.refused, sum(v.status == "refused" for v in judged.verdicts)),
+                    {m: c.model_dump() for m, c in counts.modules.items()}),
+        "flagged_modules": (judged.flagged_modules, counts.flagged_modules),
+        "changed": (judged.changed, counts.changed),
+        "refused": (judged.refused, counts.refused),
     }
     for name, (stored, derived) in counted.items():
         if stored != derived:

@@ -57,6 +57,22 @@ def load_task(path: Path) -> LoadedTask:
     return LoadedTask(task=task, body=body, hash=task_hash(raw, module.version), path=str(path))
 
 
+def find_tasks(tasks_dir: Path, wanted: set[str]) -> dict[str, LoadedTask | str]:
+    """Each wanted task loaded from ``tasks_dir/<module>/<id>.yaml``, or the reason it could not be."""
+    out: dict[str, LoadedTask | str] = {}
+    paths = {p.stem: p for p in tasks_dir.glob("*/*.yaml")} if tasks_dir.is_dir() else {}
+    for task_id in wanted:
+        path = paths.get(task_id)
+        if path is None:
+            out[task_id] = "not in the bank"
+            continue
+        try:
+            out[task_id] = load_task(path)
+        except UserError as exc:
+            out[task_id] = str(exc).splitlines()[0]
+    return out
+
+
 def load_bank(tasks_dir: Path | None = None) -> list[LoadedTask]:
     """Every task under ``tasks_dir``, sorted by module then id. Duplicate ids are an error."""
     root = tasks_dir or default_tasks_dir()

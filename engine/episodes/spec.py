@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 # What the judge may do with a module's trials (site_src/methodology/judge.md):
 #   never_sent  exact checks leave nothing to appeal, so its trials are never shown to the judge;
 #   advisory    sent, and what the judge said is recorded, but the verdict stands;
-#   movable     the verdict may move under the appeal thresholds of engine/analysis/judge.py.
+#   movable     the verdict may move under the appeal thresholds of engine/analysis/judge/rules.py.
 JudgePolicy = Literal["never_sent", "advisory", "movable"]
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.bank.load import load_task
+from engine.bank.load import find_tasks
 from engine.core.errors import BenchError, UserError
 from engine.core.results import RAW_SUFFIX
 from engine.core.schema import RunFile, TrialRecord
@@ -35,22 +35,6 @@ class RescoreReport:
     # Trials the grader could not regrade here (no sandbox for code, a grader error): (task_id, trial, why).
     not_regraded: list[tuple[str, int, str]] = field(default_factory=list)
     untouched: int = 0
-
-
-def find_tasks(tasks_dir: Path, wanted: set[str]) -> dict[str, LoadedTask | str]:
-    """Each wanted task loaded from ``tasks_dir/<module>/<id>.yaml``, or the reason it could not be."""
-    out: dict[str, LoadedTask | str] = {}
-    paths = {p.stem: p for p in tasks_dir.glob("*/*.yaml")} if tasks_dir.is_dir() else {}
-    for task_id in wanted:
-        path = paths.get(task_id)
-        if path is None:
-            out[task_id] = "not in the bank"
-            continue
-        try:
-            out[task_id] = load_task(path)
-        except UserError as exc:
-            out[task_id] = str(exc).splitlines()[0]
-    return out
 
 
 def regradable(trial: TrialRecord) -> bool:

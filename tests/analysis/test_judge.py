@@ -11,9 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.analysis.judge import (
-    MAX_TRANSCRIPT_CHARS,
     JudgeConfig,
-    JudgeOutputError,
     JudgeReply,
     apply_verdicts,
     build_messages,
@@ -26,9 +24,12 @@ from engine.analysis.judge import (
     sendable,
     write_judged_file,
 )
+from engine.analysis.judge.prompt import MAX_TRANSCRIPT_CHARS
+from engine.analysis.judge.reply import JudgeOutputError
 from engine.cli import build_parser, main
 from engine.core.results import load_run_file, write_run_file
 from engine.core.schema import Grade, Provenance, RunFile, RunSettings, TrialRecord, Turn
+from tests.conftest import ROOT
 from tests.helpers import hostile_server as hs
 from tests.helpers.hostile_server import HostileServer
 from tests.helpers.scripted_server import Action, ScriptedServer
@@ -139,6 +140,24 @@ def test_transcript_shown_to_the_judge_is_bounded_and_cannot_close_its_frame() -
     assert len(user) < MAX_TRANSCRIPT_CHARS + 3_000
     assert user.count("</transcript>") == 1  # only the real closing tag survives
     assert "characters cut" in user
+
+
+def test_the_task_shown_to_the_judge_is_the_banks_and_a_task_that_does_not_load_is_left_out(tmp_path: Path) -> None:
+    from engine.analysis.judge.context import load_task_contexts
+
+    real = (ROOT / "tasks" / "knowledge" / "kn_rail_pass.yaml").read_text(encoding="utf-8")
+    (tmp_path / "knowledge").mkdir()
+    (tmp_path / "knowledge" / "kn_ok.yaml").write_text(real.replace("id: kn_rail_pass", "id: kn_ok"))
+    # Readable YAML with the fields the prompt shows, but not a task the bank loads (no module, no body).
+    (tmp_path / "knowledge" / "kn_bad.yaml").write_text("id: kn_bad\ntitle: t\nwhat_this_tests: w\nfailure_mode: f\n")
+    # Filed under another task's name: not the task the result file names.
+    (tmp_path / "knowledge" / "kn_alias.yaml").write_text(real)
+    contexts = load_task_contexts(tmp_path, ["kn_ok", "kn_bad", "kn_alias", "kn_gone"])
+    assert set(contexts) == {"kn_ok"}
+    assert contexts["kn_ok"].title == "Rail pass or single tickets"
+    assert contexts["kn_ok"].failure_mode.startswith("Applies the discount to every trip")
+    assert load_task_contexts(None, ["kn_ok"]) == {}
+    assert load_task_contexts(tmp_path / "nowhere", ["kn_ok"]) == {}
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -81,7 +81,7 @@ def test_counts_thresholds_and_the_raw_files_hash_are_re_derived(judged) -> None
 
 
 def test_a_reply_cut_at_the_token_limit_is_never_rescued() -> None:
-    from engine.analysis.judge import decide, trial_hard_gate
+    from engine.analysis.judge.rules import decide, trial_hard_gate
     from engine.core.schema import Grade, TrialRecord
     from tests.analysis.test_judge import reply
 

@@ -86,13 +86,14 @@ def test_a_few_aliases_and_deep_nesting_still_read(tmp_path):
 
 
 def test_the_judge_reads_task_files_through_the_same_bound(tmp_path):
-    from engine.analysis.judge import load_task_contexts
+    from engine.analysis.judge.context import load_task_contexts
 
     bank = tmp_path / "knowledge"
     bank.mkdir()
     (bank / "kn_bomb.yaml").write_text("id: kn_bomb\n" + _bomb(10) + "title: *a9\n")
-    (bank / "kn_ok.yaml").write_text("id: kn_ok\ntitle: fine\n")
+    real = (ROOT / "tasks" / "knowledge" / "kn_rail_pass.yaml").read_text(encoding="utf-8")
+    (bank / "kn_ok.yaml").write_text(real.replace("id: kn_rail_pass", "id: kn_ok"), encoding="utf-8")
     started = time.perf_counter()
     contexts = load_task_contexts(tmp_path, ["kn_bomb", "kn_ok"])
     assert time.perf_counter() - started < 2
-    assert set(contexts) == {"kn_ok"} and contexts["kn_ok"].title == "fine"
+    assert set(contexts) == {"kn_ok"} and contexts["kn_ok"].title == "Rail pass or single tickets"
