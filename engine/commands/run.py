@@ -213,7 +213,6 @@ def build_request(args: argparse.Namespace, settings: Settings, endpoint: str | 
         sandbox_memory_mb=args.sandbox_memory,
         allow_unsandboxed=args.allow_unsandboxed,
         limits=limits,
-        request_timeout_s=limits.total_s,
         stop_loops=args.stop_loops,
         early_stop=args.early_stop,
     )
