@@ -66,9 +66,22 @@ def select_tasks(request: RunRequest) -> tuple[LoadedTask, ...]:
     return tuple(tasks)
 
 
-def required_context(tasks: Sequence[LoadedTask]) -> int | None:
-    """The largest context window a selected task needs (an estimate)."""
-    return max((MODULES[t.task.module].required_context(t) for t in tasks), default=None)
+@dataclass(frozen=True)
+class Selection:
+    """The tasks a run selected, with the context window each needs, estimated once per task: the embedded
+    server's window and the plan's window check both read these figures."""
+
+    tasks: tuple[LoadedTask, ...]
+    needs: Mapping[str, int]  # task id -> the context window it needs (an estimate)
+
+    @classmethod
+    def of(cls, tasks: Sequence[LoadedTask]) -> Selection:
+        return cls(tuple(tasks), MappingProxyType({t.id: MODULES[t.task.module].required_context(t) for t in tasks}))
+
+    @property
+    def required_context(self) -> int | None:
+        """The largest context window a selected task needs."""
+        return max(self.needs.values(), default=None)
 
 
 def utc_now() -> str:
@@ -81,11 +94,10 @@ def _endpoint_host(endpoint: str) -> str:
     return f"{url.host}:{url.port}" if url.port else (url.host or "unknown")
 
 
-def _check_context(tasks: Sequence[LoadedTask], served: int | None, allow: bool) -> None:
+def _check_context(tasks: Sequence[LoadedTask], needs: Mapping[str, int], served: int | None, allow: bool) -> None:
     if served is None:
         return
-    too_big = [(t.id, MODULES[t.task.module].required_context(t)) for t in tasks]
-    too_big = [(tid, need) for tid, need in too_big if need > served]
+    too_big = [(t.id, needs[t.id]) for t in tasks if needs[t.id] > served]
     if too_big and not allow:
         listing = ", ".join(f"{tid} (needs ~{need})" for tid, need in too_big[:8])
         raise UserError(
@@ -118,7 +130,7 @@ def client_settings(request: RunRequest, endpoint: str) -> ClientSettings:
     )
 
 
-async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: SandboxChoice,
+async def make_plan(request: RunRequest, selection: Selection, sandbox: SandboxChoice,
                     embedded: LocalServer | None = None) -> RunPlan:
     """Check the server, check the window, and reconcile with what an earlier attempt left. Raises
     ``UserError`` for anything the user must fix."""
@@ -127,12 +139,13 @@ async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: S
         raise UserError("no endpoint: give --endpoint, or run without one to use the embedded server")
     _check_writable(request.output)  # no model call before the result is known to have somewhere to go
     asked = client_settings(request, endpoint)
+    tasks = selection.tasks
     facts = await check_server(request, asked, tasks, embedded)
     client = replace(asked, server_kind=facts.kind, served_context=facts.served_context,
                      sampler=servers.sampler_fields(facts.kind), limits=facts.limits,
                      whole_prompt_counts=facts.whole_prompt_counts)
     runnable = tuple(t for t in tasks if t.id not in sandbox.skipped)
-    _check_context(runnable, facts.served_context, request.allow_undersized_context)
+    _check_context(runnable, selection.needs, facts.served_context, request.allow_undersized_context)
     previous = read_previous(request.output, request.resume)
     base_trials = previous.header.settings.trials if previous.header and request.add_trials else request.trials
     settings = RunSettings(

@@ -28,7 +28,7 @@ from engine.model import servers
 from engine.model.client import ChatClient, Observed, SilentTruncation
 from engine.model.local_server import LocalServer
 from engine.run.checkpoint import Checkpoint, checkpoint_path
-from engine.run.plan import RunPlan, make_plan, select_tasks, utc_now
+from engine.run.plan import RunPlan, Selection, make_plan, select_tasks, utc_now
 from engine.run.request import RunRequest
 from engine.run.runcost import run_cost
 from engine.run.sandbox_choice import choose_sandbox
@@ -341,7 +341,7 @@ def _advice(plan: RunPlan, results: list[TrialRecord], seen: Observed) -> list[s
 def run_benchmark(
     request: RunRequest,
     *,
-    tasks: Sequence[LoadedTask] | None = None,
+    tasks: Selection | Sequence[LoadedTask] | None = None,
     sandbox: object = None,
     sandbox_candidates: Sequence[object] | None = None,
     embedded: LocalServer | None = None,
@@ -349,12 +349,16 @@ def run_benchmark(
 ) -> RunFile:
     """Select the tasks, choose the sandbox, plan (the server check, the window, resume), then run the plan.
 
-    ``tasks`` are the tasks already selected (``select_tasks``) where the caller needed them first; ``sandbox``
-    a backend the caller holds and ``sandbox_candidates`` the backends tried in its place; ``embedded`` the
-    running embedded server. Raises ``UserError`` for anything the user must fix.
+    ``tasks`` are the tasks already selected (``select_tasks``, ideally as the ``Selection`` whose context needs
+    the caller read) where the caller needed them first; ``sandbox`` a backend the caller holds and
+    ``sandbox_candidates`` the backends tried in its place; ``embedded`` the running embedded server. Raises
+    ``UserError`` for anything the user must fix.
     """
-    selected = tuple(tasks) if tasks is not None else select_tasks(request)
-    choice = choose_sandbox(request, selected, given=sandbox, candidates=sandbox_candidates)
+    if isinstance(tasks, Selection):
+        selected = tasks
+    else:
+        selected = Selection.of(tasks if tasks is not None else select_tasks(request))
+    choice = choose_sandbox(request, selected.tasks, given=sandbox, candidates=sandbox_candidates)
 
     async def main() -> RunFile:
         plan = await make_plan(request, selected, choice, embedded)

@@ -14,7 +14,7 @@ from engine.core.results import load_run_file
 from engine.core.schema import CheckpointHeader
 from engine.model.local_server import LocalServer
 from engine.run.checkpoint import Checkpoint, checkpoint_path, fingerprint
-from engine.run.plan import RunPlan, make_plan, required_context, select_tasks
+from engine.run.plan import RunPlan, Selection, make_plan, select_tasks
 from engine.run.request import RunRequest
 from engine.run.resume import read_previous
 from engine.run.runner import Runner, run_benchmark
@@ -31,7 +31,7 @@ def _request(url: str | None, out: Path, **kw) -> RunRequest:
 
 def _plan(request: RunRequest, tasks=None, embedded: LocalServer | None = None) -> RunPlan:
     selected = tasks if tasks is not None else select_tasks(request)
-    return asyncio.run(make_plan(request, selected, SandboxChoice(), embedded))
+    return asyncio.run(make_plan(request, Selection.of(selected), SandboxChoice(), embedded))
 
 
 def _run(plan: RunPlan):
@@ -137,5 +137,7 @@ def test_the_embedded_server_is_passed_beside_the_request(tmp_path):
 def test_required_context_is_the_largest_need_of_the_selected_tasks():
     request = _request(None, Path("r.json"), modules=["long_context"])
     tasks = select_tasks(request)
-    assert required_context(tasks) == max(required_context([t]) for t in tasks) > 30_000
-    assert required_context(()) is None
+    selection = Selection.of(tasks)
+    assert selection.required_context == max(Selection.of([t]).required_context for t in tasks) > 30_000
+    assert set(selection.needs) == {t.id for t in tasks}  # each task's need estimated once, kept by id
+    assert Selection.of(()).required_context is None
