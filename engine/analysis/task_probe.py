@@ -219,7 +219,7 @@ def probe_task(cfg: ProbeConfig) -> ProbeReport:
                 thinking=cfg.thinking,
                 max_retries=cfg.max_retries,
                 backoff_s=cfg.backoff_s,
-                request_timeout_s=cfg.request_timeout_s,
+                limits=cfg.request_timeout_s,  # the whole request within it (RequestLimits.of)
                 show_progress=cfg.show_progress,
             )
             runs.append(run_benchmark(request, sandbox=cfg.sandbox))

@@ -15,10 +15,9 @@ from engine.core.models_file import ModelEntry, load_models
 from engine.core.outputlock import output_lock
 from engine.core.results import default_output
 from engine.episodes import MODULE_NAMES
-from engine.episodes.base import LoadedTask
 from engine.model.local_server import Layout, choose_layout, embedded_server
 from engine.model.requestlimits import FIRST_BYTE_MULTIPLE, STALL_AFTER, RequestLimits
-from engine.run.plan import required_context, select_tasks
+from engine.run.plan import Selection, select_tasks
 from engine.run.request import RunRequest
 from engine.run.runner import run_benchmark
 from engine.run.scorecard import render
@@ -213,15 +212,14 @@ def build_request(args: argparse.Namespace, settings: Settings, endpoint: str | 
         sandbox_memory_mb=args.sandbox_memory,
         allow_unsandboxed=args.allow_unsandboxed,
         limits=limits,
-        request_timeout_s=limits.total_s,
         stop_loops=args.stop_loops,
         early_stop=args.early_stop,
     )
 
 
-def _embedded_layout(args: argparse.Namespace, tasks: tuple[LoadedTask, ...], entry: ModelEntry) -> Layout:
+def _embedded_layout(args: argparse.Namespace, selection: Selection, entry: ModelEntry) -> Layout:
     """Threads, slots and the per-slot window for this machine and the selected tasks."""
-    layout = choose_layout(entry, needed_context=required_context(tasks), context=args.context, slots=args.slots)
+    layout = choose_layout(entry, needed_context=selection.required_context, context=args.context, slots=args.slots)
     print(f"  {layout.slots} slot(s) of {layout.context_per_slot} tokens, {layout.threads} thread(s)",
           file=sys.stderr)
     return layout
@@ -232,15 +230,16 @@ def handle(args: argparse.Namespace) -> int:
     endpoint = server_endpoint(args, settings)
     entry = None if endpoint else _embedded_entry(args.model or settings.raw("BENCH_MODEL"))
     request = build_request(args, settings, endpoint, entry)
-    tasks = select_tasks(request)  # once: the embedded server's window and the run both follow it
+    # Selected once, each task's window estimated once: the embedded server's window and the run follow it.
+    selection = Selection.of(select_tasks(request))
     with contextlib.ExitStack() as stack:
         embedded = None
         if entry is not None:
             print(f"no endpoint configured: starting the embedded llama.cpp server with {entry.name} …",
                   file=sys.stderr)
-            embedded = stack.enter_context(embedded_server(entry, _embedded_layout(args, tasks, entry)))
+            embedded = stack.enter_context(embedded_server(entry, _embedded_layout(args, selection, entry)))
         stack.enter_context(output_lock(request.output))
-        run = run_benchmark(request, tasks=tasks, embedded=embedded)
+        run = run_benchmark(request, tasks=selection, embedded=embedded)
     render(run, score_run(run, weights=args.weights))
     print(f"wrote {request.output}", file=sys.stderr)
     return 0

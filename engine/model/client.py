@@ -10,7 +10,9 @@ import asyncio
 import json
 import random
 import time
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import httpx
@@ -68,15 +70,16 @@ _TOOL_PARSE_MARKERS = ("parse tool call", "tool call parse", "failed to parse to
 _NEEDS_JINJA_MARKER = "requires --jinja"
 _AUTO_TOOL_CHOICE_MARKER = "enable-auto-tool-choice"
 
-@dataclass
+@dataclass(frozen=True)
 class ClientSettings:
+    """Everything a client needs, resolved: built once per run by ``engine.run.plan.make_plan`` (the server
+    check's warm-up client is derived from the same value), never changed afterwards."""
+
     endpoint: str  # base URL ending in /v1
     model: str
     api_key: str | None = field(default=None, repr=False)
     temperature: float | None = None
     thinking: bool | None = None
-    timeout_s: float = 600.0
-    connect_timeout_s: float = 10.0
     max_retries: int = 4
     backoff_s: float = 1.0
     max_backoff_s: float = 30.0
@@ -90,24 +93,33 @@ class ClientSettings:
     server_kind: str = servers.OTHER
     served_context: int | None = None
     # Extra sampler fields sent on every request (top-k off and such); from ``servers.sampler_fields``.
-    sampler: dict[str, Any] = field(default_factory=dict)
+    sampler: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     check_truncation: bool = True
     # Whether the server counts a prompt whole, cached part included (preflight's second warm-up says): a low
     # count is then a cut whatever the window (engine/model/overflow.py).
     whole_prompt_counts: bool = True
-    # Time and size bounds of every request (the run's --*-timeout flags). None: the defaults, with the whole
-    # request bounded by timeout_s and the connection by connect_timeout_s.
-    limits: RequestLimits | None = None
-
-    def request_limits(self) -> RequestLimits:
-        if self.limits is not None:
-            return self.limits
-        base = RequestLimits()
-        return replace(base, connect_s=self.connect_timeout_s, total_s=self.timeout_s,
-                       first_byte_s=min(base.first_byte_s, self.timeout_s), idle_s=min(base.idle_s, self.timeout_s))
+    # Every time and size bound of a request, in one object (the run's --*-timeout flags; a number of
+    # seconds becomes one through ``RequestLimits.of``).
+    limits: RequestLimits = field(default_factory=RequestLimits)
     # --stop-loops: end a streamed reply once engine.model.loopstop says it is certainly degenerate; it is then
     # returned with finish_reason "length", as the token limit would have ended it.
     stop_loops: bool = False
+
+    def __post_init__(self) -> None:
+        # A frozen value holds no dict another holder could change under it.
+        object.__setattr__(self, "sampler", MappingProxyType(dict(self.sampler)))
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What a client saw over its requests, handed back as one finished value (``ChatClient.observed``):
+    the run and the server check read this, never the client's working state."""
+
+    # Whether the --thinking switch took effect on the first reply (None: no switch asked for, or no reply).
+    thinking_check: Mapping[str, Any] | None = None
+    loops_stopped: int = 0  # replies --stop-loops ended
+    # Why the client stopped sending (several requests in a row timed out); None while it was answered.
+    stalled: str | None = None
 
 
 #: Tries after a timed-out request: a server that stalled for minutes likely stalls again, and retrying it
@@ -276,16 +288,17 @@ class ChatClient:
 
     def __init__(self, settings: ClientSettings, transport: httpx.AsyncBaseTransport | None = None):
         self.settings = settings
-        self.limits = settings.request_limits()
+        self.limits = settings.limits
         # Identity only: a compressed body could expand past every byte cap before it is counted.
         headers = {"Content-Type": "application/json", "Accept-Encoding": "identity"}
         if settings.api_key:
             headers["Authorization"] = f"Bearer {settings.api_key}"
         scrub.register(settings.api_key)
         scrub.register_url(settings.endpoint)
-        self.thinking_check: dict[str, Any] | None = None
+        # What this client observes as it goes; handed out only as a frozen ``Observed`` (``observed``).
+        self._thinking_check: dict[str, Any] | None = None
         lim = self.limits
-        self.loops_stopped = 0  # replies --stop-loops ended
+        self._loops_stopped = 0  # replies --stop-loops ended
         # Consecutive timed-out requests: at STALL_AFTER every request of this client ends (ServerStalled).
         self.streak = TimeoutStreak()
         self._http = httpx.AsyncClient(
@@ -309,6 +322,13 @@ class ChatClient:
     def stalled(self) -> bool:
         """Several requests in a row timed out: this client sends no more (each call raises ServerStalled)."""
         return self.streak.stalled.is_set()
+
+    def observed(self) -> Observed:
+        """What this client saw so far, as a frozen record."""
+        check = self._thinking_check
+        return Observed(thinking_check=None if check is None else MappingProxyType(dict(check)),
+                        loops_stopped=self._loops_stopped,
+                        stalled=str(self.streak.error()) if self.stalled else None)
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -405,11 +425,11 @@ class ChatClient:
     def _observe_thinking(self, reply: Reply) -> None:
         """Record, once, whether the first reply shows the --thinking switch took effect."""
         wanted = self.settings.thinking
-        if wanted is None or self.thinking_check is not None:
+        if wanted is None or self._thinking_check is not None:
             return
         thought = bool(reply.reasoning)
         took = thought == wanted
-        self.thinking_check = {
+        self._thinking_check = {
             "requested": "on" if wanted else "off",
             "reasoning_seen": thought,
             "took_effect": took,
@@ -421,7 +441,7 @@ class ChatClient:
                        "think, or the server ignored")
             else:
                 why = "asked for thinking off, but the first reply still reasoned: the server ignored"
-            self.thinking_check["warning"] = f"{why} {self.thinking_check['control']}"
+            self._thinking_check["warning"] = f"{why} {self._thinking_check['control']}"
 
     async def _bounded(self, request: Any) -> Reply:
         """One request under the total time limit, however the server paces its bytes, and counted in the
@@ -570,7 +590,7 @@ class ChatClient:
                             "".join(state.content), "".join(state.reasoning)):
                         # Leaving the block closes the connection, which ends the generation on the server.
                         state.finish_reason = "length"
-                        self.loops_stopped += 1
+                        self._loops_stopped += 1
                         break
         except httpx.TimeoutException as exc:
             raise self._timeout(exc) from exc
@@ -661,4 +681,4 @@ def _outgoing(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["ChatClient", "ClientSettings", "SilentTruncation", "prompt_token_floor"]
+__all__ = ["ChatClient", "ClientSettings", "Observed", "SilentTruncation", "prompt_token_floor"]

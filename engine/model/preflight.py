@@ -17,6 +17,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import httpx
@@ -48,6 +49,9 @@ _CHECK_TOOL = {
 
 @dataclass
 class ServerInfo:
+    """What the server check found. Filled in as the check goes, and frozen (``freeze``) before
+    ``inspect_server`` returns it: whatever the run adds about the server goes beside it, never into it."""
+
     kind: str = servers.OTHER
     version: str | None = None
     # The window one request can use now (per slot on llama.cpp), and the most the model was trained for.
@@ -65,6 +69,19 @@ class ServerInfo:
     # Whether the server counts a prompt whole, its cached part included (False: it counts what it computed).
     whole_prompt_counts: bool = True
     details: dict[str, Any] = field(default_factory=dict)
+    _frozen: bool = field(default=False, init=False, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "_frozen", False):
+            raise dataclasses.FrozenInstanceError(f"the server check has returned: cannot assign to {name}")
+        super().__setattr__(name, value)
+
+    def freeze(self) -> ServerInfo:
+        """These facts, final: no field can be assigned, and the lists and details are read-only."""
+        self.models = tuple(self.models)  # type: ignore[assignment]
+        self.details = MappingProxyType(dict(self.details))  # type: ignore[assignment]
+        self._frozen = True
+        return self
 
     @property
     def default_concurrency(self) -> int:
@@ -425,7 +442,7 @@ async def inspect_server(
 
     Anything the user must fix raises ``UserError`` with the fix in its message.
     """
-    lim = limits or (client_settings.request_limits() if client_settings else RequestLimits())
+    lim = limits or (client_settings.limits if client_settings else RequestLimits())
     # Identity only: a compressed body could expand past the byte cap before it is counted.
     headers = {"Accept-Encoding": "identity", **({"Authorization": f"Bearer {api_key}"} if api_key else {})}
     async with httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(lim.check_s, connect=lim.connect_s),
@@ -442,7 +459,7 @@ async def inspect_server(
             base = client_settings or ClientSettings(endpoint=endpoint, model=model, api_key=api_key)
             settings = dataclasses.replace(base, server_kind=info.kind, check_truncation=False,
                                            sampler={**servers.sampler_fields(info.kind), **base.sampler},
-                                           max_retries=max(base.max_retries, 3))
+                                           max_retries=max(base.max_retries, 3), stop_loops=False)
             client = ChatClient(settings)
         try:
             if client is not None:
@@ -451,7 +468,8 @@ async def inspect_server(
                     await _ollama_loaded(info, reader, servers.root_url(endpoint), model)
                 if info.kind == servers.LM_STUDIO:  # loaded by the warm-up: the window is known now
                     await _lm_studio(info, reader, servers.root_url(endpoint), model)
-                info.details["warmup_thinking"] = client.thinking_check
+                thinking = client.observed().thinking_check
+                info.details["warmup_thinking"] = None if thinking is None else dict(thinking)
             if needs_tools:
                 await check_tool_calls(client, info)
         finally:
@@ -459,4 +477,4 @@ async def inspect_server(
                 await client.aclose()
     if info.details.get("warmup_thinking") is None:
         info.details.pop("warmup_thinking", None)
-    return info
+    return info.freeze()

@@ -95,6 +95,18 @@ class RequestLimits:
     prefill: Prefill | None = None
     flags: LimitFlags = LimitFlags()
 
+    @classmethod
+    def of(cls, given: RequestLimits | float | None = None) -> RequestLimits:
+        """Every form a limit is given in, as the one object (as ``httpx.Timeout`` takes a number or a
+        ``Timeout``): None is the defaults; a number of seconds bounds the whole request, and no phase waits
+        longer than the whole (the connection keeps its own default); limits are returned as they are."""
+        if given is None:
+            return cls()
+        if isinstance(given, RequestLimits):
+            return given
+        total = float(given)
+        return cls(total_s=total, first_byte_s=min(cls.first_byte_s, total), idle_s=min(cls.idle_s, total))
+
     def first_byte_for(self, prompt_tokens: int) -> float:
         """The first-byte deadline of a streamed request whose prompt is about ``prompt_tokens`` tokens."""
         if self.prefill is None or not self.scale_first_byte:

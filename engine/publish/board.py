@@ -53,6 +53,7 @@ from engine.core.results import RAW_SUFFIX, model_slug
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES, SPECS
 from engine.publish.reference import COMPARED, SettingFlag, reference_values, row_values, setting_flags
+from engine.run.runcost import decode_median
 
 BOARD_SCHEMA_VERSION = 1
 
@@ -353,17 +354,10 @@ def _median(values: list[float]) -> float | None:
 
 def speeds(run: RunFile) -> tuple[float | None, float | None]:
     """Median decode and prefill rates (tokens/s) over the assistant turns that reported them."""
-    decode: list[float] = []
-    prefill: list[float] = []
-    for trial in run.trials:
-        for turn in trial.turns:
-            if turn.role != "assistant" or turn.timings is None:
-                continue
-            if turn.timings.decode_tps:
-                decode.append(turn.timings.decode_tps)
-            if turn.timings.prompt_tps:
-                prefill.append(turn.timings.prompt_tps)
-    return _median(decode), _median(prefill)
+    prefill = [t.timings.prompt_tps for tr in run.trials for t in tr.turns
+               if t.role == "assistant" and t.timings and t.timings.prompt_tps]
+    decode = decode_median(run.trials)
+    return None if decode is None else float(decode), _median(prefill)
 
 
 # Shown on the card but not compared (they describe the machine, not what the model saw).

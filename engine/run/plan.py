@@ -1,14 +1,15 @@
 """From a request to a plan: the tasks selected once, the sandbox, the server facts, the resolved settings and
 what an earlier attempt left, read once.
 
-The ``RunPlan`` is frozen; the runner executes it and changes nothing in it. Live objects (the sandbox
+The ``RunPlan`` is frozen and holds everything resolved, the one ``ClientSettings`` of the run among it; the
+runner executes it, changes nothing in it and never reads the request behind it. Live objects (the sandbox
 backend, the embedded server's handle) travel beside it as arguments.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from types import MappingProxyType
@@ -21,8 +22,9 @@ from engine.core.errors import UserError
 from engine.core.schema import CheckpointHeader, RunSettings, TrialRecord
 from engine.episodes import MODULES
 from engine.episodes.base import LoadedTask
+from engine.model import servers
+from engine.model.client import ClientSettings
 from engine.model.local_server import LocalServer
-from engine.model.requestlimits import RequestLimits
 from engine.run.checkpoint import fingerprint
 from engine.run.request import RunRequest
 from engine.run.resume import read_previous, trials_to_keep
@@ -33,22 +35,26 @@ from engine.run.server_facts import check_server
 
 @dataclass(frozen=True)
 class RunPlan:
-    request: RunRequest
-    endpoint: str  # the request's, or the embedded server's
+    """Everything the runner reads, resolved: it never looks at the request behind it."""
+
     tasks: tuple[LoadedTask, ...]  # what runs, in bank order (code tasks skipped for want of a sandbox are not)
     skipped_tasks: Mapping[str, str]  # task id -> why it does not run
     sandbox_limits: tuple[str, ...]  # the limits the code sandbox enforces here, in words
     # What the result file records as the run's settings, everything resolved: the trials (with
-    # --add-trials), the sampler, the concurrency, the sandbox backend.
+    # --add-trials), the sampler, the seed, the token budget, the concurrency, the sandbox backend.
     settings: RunSettings
-    server_kind: str
-    served_context: int | None
+    # The one client configuration of the run: the endpoint (the request's, or the embedded server's), the
+    # sampler, retries, what the server check found (kind, window, how it counts prompts) and the request
+    # limits, first-byte deadlines scaled to the warm-up's measure.
+    client: ClientSettings
     server_meta: Mapping[str, Any]
-    limits: RequestLimits  # the request's limits, first-byte deadlines scaled to the warm-up's measure
-    whole_prompt_counts: bool  # the server counts a prompt whole, cached part included (the truncation rule)
     header: CheckpointHeader  # the checkpoint's first line; an earlier attempt's start time carries over
     kept: tuple[TrialRecord, ...]  # earlier trials that stand
     previous_duration_s: float  # the time earlier attempts took, added to this one's
+    # Where the result goes and how it is kept and shown (not part of what the model saw).
+    output: Path
+    save_responses: bool
+    show_progress: bool
 
 
 def select_tasks(request: RunRequest) -> tuple[LoadedTask, ...]:
@@ -60,9 +66,22 @@ def select_tasks(request: RunRequest) -> tuple[LoadedTask, ...]:
     return tuple(tasks)
 
 
-def required_context(tasks: Sequence[LoadedTask]) -> int | None:
-    """The largest context window a selected task needs (an estimate)."""
-    return max((MODULES[t.task.module].required_context(t) for t in tasks), default=None)
+@dataclass(frozen=True)
+class Selection:
+    """The tasks a run selected, with the context window each needs, estimated once per task: the embedded
+    server's window and the plan's window check both read these figures."""
+
+    tasks: tuple[LoadedTask, ...]
+    needs: Mapping[str, int]  # task id -> the context window it needs (an estimate)
+
+    @classmethod
+    def of(cls, tasks: Sequence[LoadedTask]) -> Selection:
+        return cls(tuple(tasks), MappingProxyType({t.id: MODULES[t.task.module].required_context(t) for t in tasks}))
+
+    @property
+    def required_context(self) -> int | None:
+        """The largest context window a selected task needs."""
+        return max(self.needs.values(), default=None)
 
 
 def utc_now() -> str:
@@ -75,11 +94,10 @@ def _endpoint_host(endpoint: str) -> str:
     return f"{url.host}:{url.port}" if url.port else (url.host or "unknown")
 
 
-def _check_context(tasks: Sequence[LoadedTask], served: int | None, allow: bool) -> None:
+def _check_context(tasks: Sequence[LoadedTask], needs: Mapping[str, int], served: int | None, allow: bool) -> None:
     if served is None:
         return
-    too_big = [(t.id, MODULES[t.task.module].required_context(t)) for t in tasks]
-    too_big = [(tid, need) for tid, need in too_big if need > served]
+    too_big = [(t.id, needs[t.id]) for t in tasks if needs[t.id] > served]
     if too_big and not allow:
         listing = ", ".join(f"{tid} (needs ~{need})" for tid, need in too_big[:8])
         raise UserError(
@@ -100,7 +118,19 @@ def _check_writable(output: Path) -> None:
         raise UserError(f"cannot write the output {output}: {exc.strerror or exc}; choose another --output") from exc
 
 
-async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: SandboxChoice,
+def client_settings(request: RunRequest, endpoint: str) -> ClientSettings:
+    """The run's client settings as the request resolves them (the sampler's defaults settled here, once);
+    the server check adds what it finds (``make_plan``)."""
+    return ClientSettings(
+        endpoint=endpoint, model=request.model, api_key=request.api_key,
+        temperature=servers.DEFAULT_TEMPERATURE if request.temperature is None else request.temperature,
+        top_p=servers.DEFAULT_TOP_P if request.top_p is None else request.top_p,
+        thinking=request.thinking, max_retries=request.max_retries, backoff_s=request.backoff_s,
+        limits=request.limits, stop_loops=request.stop_loops,
+    )
+
+
+async def make_plan(request: RunRequest, selection: Selection, sandbox: SandboxChoice,
                     embedded: LocalServer | None = None) -> RunPlan:
     """Check the server, check the window, and reconcile with what an earlier attempt left. Raises
     ``UserError`` for anything the user must fix."""
@@ -108,9 +138,14 @@ async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: S
     if not endpoint:
         raise UserError("no endpoint: give --endpoint, or run without one to use the embedded server")
     _check_writable(request.output)  # no model call before the result is known to have somewhere to go
-    facts = await check_server(request, endpoint, tasks, embedded)
+    asked = client_settings(request, endpoint)
+    tasks = selection.tasks
+    facts = await check_server(request, asked, tasks, embedded)
+    client = replace(asked, server_kind=facts.kind, served_context=facts.served_context,
+                     sampler=servers.sampler_fields(facts.kind), limits=facts.limits,
+                     whole_prompt_counts=facts.whole_prompt_counts)
     runnable = tuple(t for t in tasks if t.id not in sandbox.skipped)
-    _check_context(runnable, facts.served_context, request.allow_undersized_context)
+    _check_context(runnable, selection.needs, facts.served_context, request.allow_undersized_context)
     previous = read_previous(request.output, request.resume)
     base_trials = previous.header.settings.trials if previous.header and request.add_trials else request.trials
     settings = RunSettings(
@@ -121,8 +156,8 @@ async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: S
         modules=sorted(request.modules or []),
         filter=request.pattern,
         thinking=request.thinking,
-        temperature=facts.temperature,
-        top_p=facts.top_p,
+        temperature=client.temperature,
+        top_p=client.top_p,
         seed=request.seed,
         max_tokens=request.max_tokens,
         concurrency=facts.concurrency or 1,
@@ -136,18 +171,16 @@ async def make_plan(request: RunRequest, tasks: Sequence[LoadedTask], sandbox: S
     header = CheckpointHeader(fingerprint=fingerprint(settings), settings=settings,
                               started_at=previous.header.started_at if previous.header else utc_now())
     return RunPlan(
-        request=request,
-        endpoint=endpoint,
         tasks=runnable,
         skipped_tasks=MappingProxyType(dict(sandbox.skipped)),
         sandbox_limits=sandbox.limits,
         settings=settings,
-        server_kind=facts.kind,
-        served_context=facts.served_context,
+        client=client,
         server_meta=facts.meta,
-        limits=facts.limits,
-        whole_prompt_counts=facts.whole_prompt_counts,
         header=header,
         kept=trials_to_keep(previous, runnable, settings.trials),
         previous_duration_s=previous.duration_s,
+        output=request.output,
+        save_responses=request.save_responses,
+        show_progress=request.show_progress,
     )

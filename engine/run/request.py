@@ -45,10 +45,10 @@ class RunRequest(BaseModel):
     allow_unsandboxed: bool = False
     max_retries: int = 4
     backoff_s: float = 1.0
-    request_timeout_s: float = 600.0
-    # Time and size bounds of every model request (--connect-timeout, --first-byte-timeout ...); None: the
-    # defaults, with the whole request bounded by request_timeout_s.
-    limits: RequestLimits | None = None
+    # Time and size bounds of every model request (--connect-timeout, --first-byte-timeout, --idle-timeout,
+    # --request-timeout), in one object; given as a number of seconds, that bounds the whole request
+    # (``RequestLimits.of``).
+    limits: RequestLimits = Field(default_factory=RequestLimits)
     show_progress: bool = True
     # The server check's model calls: one warm-up request, and a tool-call check for a run with tool tasks.
     # The CLI turns them on (--no-warm-up turns them off); tests that count requests leave them off.
@@ -58,6 +58,11 @@ class RunRequest(BaseModel):
     stop_loops: bool = False
     # --early-stop: skip a task's remaining trials once one has failed (its pass^k is then decided: 0).
     early_stop: bool = False
+
+    @field_validator("limits", mode="before")
+    @classmethod
+    def _one_limits_object(cls, given: RequestLimits | float | None) -> RequestLimits:
+        return RequestLimits.of(given)
 
     @field_validator("output")
     @classmethod

@@ -9,6 +9,7 @@ server included) sends ``timings`` with ``cache_n`` (prompt tokens taken from th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from statistics import median
 
 from engine.core.schema import RunCost, TrialRecord, Usage
@@ -27,10 +28,12 @@ def _usages(trials: list[TrialRecord]) -> list[Usage]:
     return [t.usage for tr in trials for t in tr.turns if t.role == "assistant" and t.usage]
 
 
-def _decode_median(trials: list[TrialRecord]) -> float | None:
+def decode_median(trials: Sequence[TrialRecord]) -> float | None:
+    """The median decode rate (tokens/s) over the replies whose server reported one, unrounded: the one
+    computation the run cost, the scorecard and the board share (each rounds as it shows it)."""
     rates = [t.timings.decode_tps for tr in trials for t in tr.turns
              if t.role == "assistant" and t.timings and t.timings.decode_tps]
-    return round(median(rates), 1) if rates else None
+    return median(rates) if rates else None
 
 
 def run_cost(trials: list[TrialRecord], wall_s: float, concurrency: int,
@@ -39,6 +42,7 @@ def run_cost(trials: list[TrialRecord], wall_s: float, concurrency: int,
     from the cache and how many were computed, both are summed; where replies gave only the cached count,
     only that is stated, since servers disagree on whether prompt_tokens includes the cached part."""
     usages = _usages(trials)
+    decode = decode_median(trials)
     cached: int | None = None
     evaluated: int | None = None
     source: str | None = None
@@ -60,7 +64,7 @@ def run_cost(trials: list[TrialRecord], wall_s: float, concurrency: int,
         prompt_tokens_cached=cached,
         prompt_tokens_evaluated=evaluated,
         cache_source=source,
-        decode_tps_median=_decode_median(trials),
+        decode_tps_median=None if decode is None else round(decode, 1),
         replies_stopped_as_loops=loops_stopped,
         trials_skipped_as_decided=skipped_as_decided,
     )

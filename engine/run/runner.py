@@ -1,8 +1,10 @@
 """Run a plan's tasks k times each against one model, checkpointing every trial, and write the result.
 
-The flow is one way: request -> plan (``engine.run.plan``: tasks, sandbox, server facts, resume) -> jobs ->
-episodes (module.run + module.grade) -> checkpoint lines -> one atomically written result file. The runner
-reads the plan and changes nothing in it; nothing is computed from the result file here.
+The flow is one way: request -> plan (``engine.run.plan``: tasks, sandbox, server facts, the client's
+settings, resume) -> jobs -> episodes (module.run + module.grade) -> checkpoint lines -> one atomically
+written result file. The runner reads only the plan, never the request behind it, and changes nothing in it;
+what the client saw comes back from it as one frozen record (``Observed``); nothing is computed from the
+result file here.
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ from engine.core.schema import Grade, Provenance, RunFile, TrialRecord, Turn
 from engine.episodes import MODULES
 from engine.episodes.base import Conversation, Env, LoadedTask
 from engine.model import servers
-from engine.model.client import ChatClient, ClientSettings, SilentTruncation
+from engine.model.client import ChatClient, Observed, SilentTruncation
 from engine.model.local_server import LocalServer
 from engine.run.checkpoint import Checkpoint, checkpoint_path
-from engine.run.plan import RunPlan, make_plan, select_tasks, utc_now
+from engine.run.plan import RunPlan, Selection, make_plan, select_tasks, utc_now
 from engine.run.request import RunRequest
 from engine.run.runcost import run_cost
 from engine.run.sandbox_choice import choose_sandbox
@@ -85,9 +87,9 @@ class Runner:
         self.on_trial = on_trial
 
     async def _episode(self, client: ChatClient, task: LoadedTask, trial: int) -> TrialRecord:
-        request = self.plan.request
-        seed = None if request.seed == -1 else request.seed + trial
-        env = Env(max_tokens=request.max_tokens, seed=seed, sandbox=self.sandbox)
+        settings = self.plan.settings
+        seed = None if settings.seed == -1 else settings.seed + trial
+        env = Env(max_tokens=settings.max_tokens, seed=seed, sandbox=self.sandbox)
         module = MODULES[task.task.module]
         convo = Conversation(client, task, env)
         started = time.perf_counter()
@@ -116,7 +118,7 @@ class Runner:
             error = str(exc)
             grade = Grade(score=0.0, passed=False, reason=exc.kind)
         turns = convo.turns
-        if not request.save_responses:
+        if not self.plan.save_responses:
             turns = [_clip_reasoning(t) for t in turns]
         usages = [t.usage for t in convo.turns if t.usage is not None]
         return TrialRecord(
@@ -138,7 +140,7 @@ class Runner:
         )
 
     async def run(self) -> RunFile:
-        plan, request = self.plan, self.plan.request
+        plan = self.plan
         settings = plan.settings
         started = time.perf_counter()
         # Taken now, not when the file is written: the code may be committed over while a long run goes on.
@@ -146,20 +148,14 @@ class Runner:
         done = {(r.task_id, r.trial) for r in plan.kept}
         # With --early-stop every task runs once before any runs twice: task-major order would start a task's
         # trials together on parallel slots, before the first could decide the rest.
-        jobs = job_list(plan.tasks, settings.trials, done, "trial" if request.early_stop else self.job_order)
-        decided = decided_tasks(plan.kept) if request.early_stop else set()
+        jobs = job_list(plan.tasks, settings.trials, done, "trial" if settings.early_stop else self.job_order)
+        decided = decided_tasks(plan.kept) if settings.early_stop else set()
         skipped = 0
-        checkpoint = Checkpoint(checkpoint_path(request.output))
+        checkpoint = Checkpoint(checkpoint_path(plan.output))
         checkpoint.open(plan.header, list(plan.kept))
         results: list[TrialRecord] = list(plan.kept)
-        client = ChatClient(ClientSettings(
-            endpoint=plan.endpoint, model=settings.model, api_key=request.api_key, temperature=settings.temperature,
-            thinking=settings.thinking, max_retries=request.max_retries, backoff_s=request.backoff_s,
-            timeout_s=request.request_timeout_s, top_p=settings.top_p, server_kind=plan.server_kind,
-            served_context=plan.served_context, sampler=servers.sampler_fields(plan.server_kind),
-            limits=plan.limits, stop_loops=request.stop_loops, whole_prompt_counts=plan.whole_prompt_counts,
-        ))
-        progress = _progress(request.show_progress, len(jobs) + len(plan.kept), len(plan.kept), settings.model)
+        client = ChatClient(plan.client)
+        progress = _progress(plan.show_progress, len(jobs) + len(plan.kept), len(plan.kept), settings.model)
         queue: asyncio.Queue[tuple[LoadedTask, int]] = asyncio.Queue()
         for job in jobs:
             queue.put_nowait(job)
@@ -180,7 +176,7 @@ class Runner:
                 record = await self._episode(client, task, trial)
                 checkpoint.append(record)
                 results.append(record)
-                if request.early_stop:
+                if settings.early_stop:
                     decided.update(decided_tasks([record]))
                 if self.on_trial:
                     self.on_trial(record)
@@ -200,14 +196,15 @@ class Runner:
         finally:
             checkpoint.close()
             await client.aclose()
-        if client.stalled:
-            raise _stopped(plan, client, results, queue.qsize())
+        seen = client.observed()
+        if seen.stalled is not None:
+            raise _stopped(plan, seen.stalled, results, queue.qsize())
         wall = time.perf_counter() - started
         ran = results[len(plan.kept):]
         cost = run_cost(ran, wall, settings.concurrency,
-                        client.loops_stopped if request.stop_loops else None,
-                        skipped if request.early_stop else None)
-        advice = _advice(plan, results, client)
+                        seen.loops_stopped if settings.stop_loops else None,
+                        skipped if settings.early_stop else None)
+        advice = _advice(plan, results, seen)
         order = {t.id: i for i, t in enumerate(plan.tasks)}
         results.sort(key=lambda r: (order[r.task_id], r.trial))
         run = RunFile(
@@ -217,8 +214,8 @@ class Runner:
                 git_commit=commit,
                 task_set_hash=task_set_hash(list(plan.tasks)),
                 python_version=platform.python_version(),
-                served_context=plan.served_context,
-                server=_server_meta(plan, client, advice),
+                served_context=plan.client.served_context,
+                server=_server_meta(plan, seen, advice),
                 skipped_tasks=dict(plan.skipped_tasks),
                 sandbox_limits=list(plan.sandbox_limits),
                 started_at=plan.header.started_at,
@@ -230,7 +227,7 @@ class Runner:
             trials=results,
         )
         try:
-            write_run_file(request.output, run)
+            write_run_file(plan.output, run)
         except UserError as exc:
             raise UserError(f"{exc}. Every trial is kept in {checkpoint.path}: issue the same command again to "
                             "write the result file from it") from exc
@@ -241,15 +238,15 @@ class Runner:
         return run
 
 
-def _stopped(plan: RunPlan, client: ChatClient, results: list[TrialRecord], unstarted: int) -> UserError:
+def _stopped(plan: RunPlan, why: str, results: list[TrialRecord], unstarted: int) -> UserError:
     """The message of a run stopped because the server stopped answering: what is kept, and how to go on."""
     ran = results[len(plan.kept):]
     timed_out = sum(r.infra for r in ran)
     kept = len(results) - timed_out
-    lim = plan.limits.flags
+    lim = plan.client.limits.flags
     return UserError(
-        f"stopped the run: {client.streak.error()}. {kept} finished trial(s) are kept in "
-        f"{checkpoint_path(plan.request.output)}; the {timed_out} trial(s) that were waiting on the server are "
+        f"stopped the run: {why}. {kept} finished trial(s) are kept in "
+        f"{checkpoint_path(plan.output)}; the {timed_out} trial(s) that were waiting on the server are "
         f"recorded there as infrastructure failures and {unstarted} did not start. When the server answers "
         "again, re-issue the same command: the run resumes there, and those trials run again. If the server is "
         f"only slow, give it longer with {lim.first_byte} S (and {lim.total} S)."
@@ -308,16 +305,16 @@ def _progress(enabled: bool, total: int, completed: int, label: str) -> _Progres
     return _Progress(enabled and sys.stderr.isatty(), total, completed, label)
 
 
-def _server_meta(plan: RunPlan, client: ChatClient, advice: list[str]) -> dict:
+def _server_meta(plan: RunPlan, seen: Observed, advice: list[str]) -> dict:
     meta = dict(plan.server_meta)
-    if client.thinking_check is not None:
-        meta["thinking_check"] = client.thinking_check
+    if seen.thinking_check is not None:
+        meta["thinking_check"] = dict(seen.thinking_check)
     if advice:
         meta["advice"] = advice
     return meta
 
 
-def _advice(plan: RunPlan, results: list[TrialRecord], client: ChatClient) -> list[str]:
+def _advice(plan: RunPlan, results: list[TrialRecord], seen: Observed) -> list[str]:
     """What the person running the bench should fix, said once at the end of the run."""
     lines = []
     cut = [r for r in results if r.invalid_reason == "silent_truncation"]
@@ -325,26 +322,26 @@ def _advice(plan: RunPlan, results: list[TrialRecord], client: ChatClient) -> li
         lines.append(
             f"warning: {len(cut)} trial(s) were recorded invalid because the server silently dropped part of "
             "the prompt (its context window is too small for them): "
-            f"{servers.larger_window_advice(plan.server_kind)}; "
+            f"{servers.larger_window_advice(plan.client.server_kind)}; "
             "then re-issue the same command, and those trials run again."
         )
     overflowed = [r for r in results if r.grade is not None and r.grade.reason == ContextOverflow.kind]
     if overflowed:
-        window = f"{plan.served_context}-token" if plan.served_context else "context"
+        window = f"{plan.client.served_context}-token" if plan.client.served_context else "context"
         lines.append(
             f"note: {len(overflowed)} trial(s) failed as context overflows (counted as the model's failures): "
             f"the conversation outgrew the server's {window} window. To give the model more room, "
-            f"{servers.larger_window_advice(plan.server_kind)}."
+            f"{servers.larger_window_advice(plan.client.server_kind)}."
         )
-    if client.thinking_check and client.thinking_check.get("warning"):
-        lines.append(f"warning: --thinking: {client.thinking_check['warning']}")
+    if seen.thinking_check and seen.thinking_check.get("warning"):
+        lines.append(f"warning: --thinking: {seen.thinking_check['warning']}")
     return lines
 
 
 def run_benchmark(
     request: RunRequest,
     *,
-    tasks: Sequence[LoadedTask] | None = None,
+    tasks: Selection | Sequence[LoadedTask] | None = None,
     sandbox: object = None,
     sandbox_candidates: Sequence[object] | None = None,
     embedded: LocalServer | None = None,
@@ -352,12 +349,16 @@ def run_benchmark(
 ) -> RunFile:
     """Select the tasks, choose the sandbox, plan (the server check, the window, resume), then run the plan.
 
-    ``tasks`` are the tasks already selected (``select_tasks``) where the caller needed them first; ``sandbox``
-    a backend the caller holds and ``sandbox_candidates`` the backends tried in its place; ``embedded`` the
-    running embedded server. Raises ``UserError`` for anything the user must fix.
+    ``tasks`` are the tasks already selected (``select_tasks``, ideally as the ``Selection`` whose context needs
+    the caller read) where the caller needed them first; ``sandbox`` a backend the caller holds and
+    ``sandbox_candidates`` the backends tried in its place; ``embedded`` the running embedded server. Raises
+    ``UserError`` for anything the user must fix.
     """
-    selected = tuple(tasks) if tasks is not None else select_tasks(request)
-    choice = choose_sandbox(request, selected, given=sandbox, candidates=sandbox_candidates)
+    if isinstance(tasks, Selection):
+        selected = tasks
+    else:
+        selected = Selection.of(tasks if tasks is not None else select_tasks(request))
+    choice = choose_sandbox(request, selected.tasks, given=sandbox, candidates=sandbox_candidates)
 
     async def main() -> RunFile:
         plan = await make_plan(request, selected, choice, embedded)

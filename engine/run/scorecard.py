@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import statistics
-
 from rich.console import Console
 from rich.table import Table
 
 from engine.analysis.scoring import Scorecard
 from engine.core.schema import RunFile
-from engine.run.runcost import describe
+from engine.run.runcost import decode_median, describe
 
 
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.1f}"
-
-
-def decode_rate(run: RunFile) -> float | None:
-    """Median decode rate over every assistant turn that reported one (tokens per second)."""
-    rates = [t.timings.decode_tps for tr in run.trials for t in tr.turns
-             if t.role == "assistant" and t.timings and t.timings.decode_tps]
-    return statistics.median(rates) if rates else None
 
 
 def render(run: RunFile, card: Scorecard, console: Console | None = None) -> None:
@@ -32,7 +23,7 @@ def render(run: RunFile, card: Scorecard, console: Console | None = None) -> Non
         table.add_row(name, f"{mod.weight:.2f}", _pct(mod.pass_k), _pct(mod.det_score),
                       str(mod.tasks_scored), str(mod.trials_excluded))
     console.print(table)
-    rate = decode_rate(run)
+    rate = decode_median(run.trials)
     minutes = run.provenance.duration_s / 60
     console.print(
         f"[bold]headline pass^{card.k}: {_pct(card.headline)}[/bold]  det score: {_pct(card.det_score)}  "

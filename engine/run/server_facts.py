@@ -24,8 +24,6 @@ class ServerFacts:
     kind: str
     served_context: int | None  # the window one request can use, as the server says
     concurrency: int  # the request's, or the server's own default
-    temperature: float
-    top_p: float
     meta: Mapping[str, Any]  # what the result file records about the server (provenance.server)
     # The run's request limits, first-byte deadlines scaled to what the warm-up measured where they may be.
     limits: RequestLimits
@@ -43,39 +41,34 @@ def _uses_tools(module: str) -> bool:
     return spec is not None and spec.uses_tools
 
 
-async def check_server(request: RunRequest, endpoint: str, tasks: Sequence[LoadedTask],
+async def check_server(request: RunRequest, client: ClientSettings, tasks: Sequence[LoadedTask],
                        embedded: LocalServer | None = None) -> ServerFacts:
-    temperature = servers.DEFAULT_TEMPERATURE if request.temperature is None else request.temperature
-    top_p = servers.DEFAULT_TOP_P if request.top_p is None else request.top_p
-    base = ClientSettings(
-        endpoint=endpoint, model=request.model, api_key=request.api_key, temperature=temperature, top_p=top_p,
-        thinking=request.thinking, timeout_s=request.request_timeout_s, backoff_s=request.backoff_s,
-        limits=request.limits,
-    )
+    """The server check, with the client settings the plan resolved from the request (endpoint, sampler,
+    limits): what the server is, and what the request left open settled from it."""
     needs_tools = any(_uses_tools(t.task.module) for t in tasks)
     # The embedded server runs a model whose own chat template may render no tools (SmolLM2's does not). Its
     # user cannot change that template, and the tools module lists the tools in its system prompt as well, so
     # such a run goes ahead (recorded) instead of being refused as a misconfigured server would be.
     template_may_lack_tools = embedded is not None
-    info = await inspect_server(endpoint, request.api_key, request.model, warm=request.warm_up,
+    info = await inspect_server(client.endpoint, client.api_key, client.model, warm=request.warm_up,
                                 needs_tools=needs_tools and not template_may_lack_tools,
-                                client_settings=base, ready_timeout_s=request.ready_timeout_s)
+                                client_settings=client, ready_timeout_s=request.ready_timeout_s)
+    note: dict[str, str] = {}
     if needs_tools and template_may_lack_tools and info.tool_support is False:
-        info.details["tools_note"] = ("the model's chat template renders no tools: the model sees them only "
-                                      "in the tools module's system prompt and can call them as text")
-        print(f"note: {info.details['tools_note']}", file=sys.stderr)
-    meta = {**info.as_meta(), "sampler": {"temperature": temperature, "top_p": top_p,
-                                          **servers.sampler_fields(info.kind)},
+        note["tools_note"] = ("the model's chat template renders no tools: the model sees them only in the tools "
+                              "module's system prompt and can call them as text")
+        print(f"note: {note['tools_note']}", file=sys.stderr)
+    # The server's facts as found, then what the run adds about it beside them (in the order the file keeps).
+    meta = {**info.as_meta(), **note, "sampler": {"temperature": client.temperature, "top_p": client.top_p,
+                                                  **servers.sampler_fields(info.kind)},
             **(embedded_meta(embedded) if embedded is not None else {})}
     concurrency = info.default_concurrency if request.concurrency is None else request.concurrency
     return ServerFacts(
         kind=info.kind,
         served_context=info.served_context,
         concurrency=concurrency,
-        temperature=temperature,
-        top_p=top_p,
         meta=MappingProxyType(meta),
-        limits=scaled_limits(base.request_limits(), info, concurrency),
+        limits=scaled_limits(client.limits, info, concurrency),
         whole_prompt_counts=info.whole_prompt_counts,
     )
 

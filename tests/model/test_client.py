@@ -10,6 +10,7 @@ import pytest
 
 from engine.core.errors import ContextOverflow, InfraError, ToolCallParseFailure
 from engine.model.client import ChatClient, ClientSettings
+from engine.model.requestlimits import RequestLimits
 from tests.helpers.scripted_server import Action, ScriptedServer, sequence, tool_call
 
 MSGS = [{"role": "user", "content": "hi"}]
@@ -18,7 +19,7 @@ TOOLS = [{"type": "function", "function": {"name": "lookup", "parameters": {"typ
 
 def chat(url: str, *, stream: bool = True, tools=None, retries: int = 2, timeout: float = 5.0, **kw):
     settings = ClientSettings(endpoint=url, model="scripted", max_retries=retries, backoff_s=0.01,
-                              timeout_s=timeout, stream=stream, **kw)
+                              limits=RequestLimits.of(timeout), stream=stream, **kw)
 
     async def go():
         async with ChatClient(settings) as client:

@@ -5,6 +5,7 @@ reply cut at its budget), and no key the run knows appears in what it keeps."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 
@@ -153,6 +154,16 @@ def test_a_slow_steady_stream_is_cut_at_the_total_limit():
     assert FAST.total_s - 0.1 < took < FAST.total_s + 1.0
 
 
+def test_every_form_of_a_limit_is_one_request_limits():
+    assert RequestLimits.of(None) == RequestLimits()
+    assert RequestLimits.of(FAST) is FAST
+    whole = RequestLimits.of(10)  # a number bounds the whole request, and no phase waits longer
+    assert (whole.total_s, whole.first_byte_s, whole.idle_s) == (10.0, 10.0, 10.0)
+    assert whole.connect_s == RequestLimits().connect_s
+    long = RequestLimits.of(3600)
+    assert (long.first_byte_s, long.idle_s) == (RequestLimits().first_byte_s, RequestLimits().idle_s)
+
+
 def test_retry_after_is_capped():
     assert RequestLimits().retry_after("3600") == RequestLimits().max_retry_after_s
     assert RequestLimits().retry_after("nan") is None and RequestLimits().retry_after("-5") is None
@@ -289,7 +300,7 @@ def test_when_requests_keep_timing_out_every_waiting_one_ends_at_once_and_no_mor
             return exc, time.monotonic()
 
     with HostileServer(hs.stall(60)) as srv:
-        settings.endpoint = srv.url
+        settings = dataclasses.replace(settings, endpoint=srv.url)
 
         async def go():
             async with ChatClient(settings) as client:

@@ -5,6 +5,7 @@ within its deadline and a body claiming 600 MB is closed at the cap (issue #27, 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 import tracemalloc
 
@@ -134,7 +135,7 @@ def test_a_hostile_tokenizer_costs_one_deadline_at_most_and_is_not_asked_again(t
         tokenizer(h, body)
 
     with HostileServer(counted_reply, routes={"/tokenize": tokenize}) as srv:
-        settings.endpoint = srv.url
+        settings = dataclasses.replace(settings, endpoint=srv.url)
 
         async def go():
             async with ChatClient(settings) as client:
@@ -157,7 +158,7 @@ def test_an_honest_tokenizer_answer_is_read_whole_and_counts():
     settings = ClientSettings(endpoint="", model="hostile", max_retries=0, server_kind=servers.LLAMA_CPP,
                               served_context=4096)
     with HostileServer(counted_reply, routes={"/tokenize": hs.reply_json({"tokens": list(range(5000))})}) as srv:
-        settings.endpoint = srv.url
+        settings = dataclasses.replace(settings, endpoint=srv.url)
 
         async def go():
             async with ChatClient(settings) as client:

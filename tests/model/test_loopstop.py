@@ -83,7 +83,7 @@ def test_the_client_ends_a_looping_stream_and_reports_the_token_limit():
             settings = ClientSettings(endpoint=srv.url, model=srv.model, stop_loops=stop, server_kind="llama.cpp")
             async with ChatClient(settings) as client:
                 reply = await client.chat([{"role": "user", "content": "go"}], max_tokens=1200)
-                return reply, client.loops_stopped
+                return reply, client.observed().loops_stopped
 
     full, none_stopped = asyncio.run(ask(False))
     cut, stopped = asyncio.run(ask(True))

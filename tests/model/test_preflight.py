@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from engine.core.errors import UserError
 from engine.model.client import ClientSettings
 from engine.model.preflight import inspect_server
+from engine.model.requestlimits import RequestLimits
 from tests.helpers.fake_servers import (
     FakeLlamaCpp,
     FakeLMStudio,
@@ -23,7 +25,7 @@ from tests.helpers.fake_servers import (
 
 def run_server_check(srv, *, warm=True, needs_tools=False, thinking=None, **kw):
     settings = ClientSettings(
-        endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=1, timeout_s=10, thinking=thinking
+        endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=1, limits=RequestLimits.of(10), thinking=thinking
     )
     return asyncio.run(
         inspect_server(
@@ -54,6 +56,12 @@ def test_llama_cpp_per_slot_window_slots_version_and_tool_caps():
     meta = info.as_meta()
     assert meta["cache_prompt"] is True and meta["model_file"] == "qwen2.5-0.5b-instruct-q4_k_m.gguf"
     assert meta["warmup_ms"] is not None
+    # What the check found is final once it returns: nothing downstream can change it.
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        info.served_context = 8192
+    with pytest.raises(TypeError):
+        info.details["tools_note"] = "added later"  # type: ignore[index]
+    assert isinstance(info.models, tuple)
 
 
 def test_llama_cpp_loading_is_waited_for():

@@ -14,7 +14,7 @@ from engine.core.results import load_run_file
 from engine.core.schema import CheckpointHeader
 from engine.model.local_server import LocalServer
 from engine.run.checkpoint import Checkpoint, checkpoint_path, fingerprint
-from engine.run.plan import RunPlan, make_plan, required_context, select_tasks
+from engine.run.plan import RunPlan, Selection, make_plan, select_tasks
 from engine.run.request import RunRequest
 from engine.run.resume import read_previous
 from engine.run.runner import Runner, run_benchmark
@@ -31,7 +31,7 @@ def _request(url: str | None, out: Path, **kw) -> RunRequest:
 
 def _plan(request: RunRequest, tasks=None, embedded: LocalServer | None = None) -> RunPlan:
     selected = tasks if tasks is not None else select_tasks(request)
-    return asyncio.run(make_plan(request, selected, SandboxChoice(), embedded))
+    return asyncio.run(make_plan(request, Selection.of(selected), SandboxChoice(), embedded))
 
 
 def _run(plan: RunPlan):
@@ -55,8 +55,19 @@ def test_the_plan_is_frozen_and_carries_what_was_resolved(tmp_path):
     with pytest.raises(TypeError):
         plan.server_meta["kind"] = "vllm"  # type: ignore[index]
     assert plan.settings.temperature == 0.6 and plan.settings.top_p == 0.95  # the defaults, settled once
-    assert plan.settings.concurrency == 1 and plan.server_kind == "other"
-    assert plan.request.temperature is None and plan.request.concurrency is None  # the request is untouched
+    assert plan.settings.concurrency == 1 and plan.client.server_kind == "other"
+    assert not hasattr(plan, "request")  # the runner reads only what was resolved
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.client.max_retries = 9  # type: ignore[misc]
+    assert plan.client.temperature == plan.settings.temperature and plan.client.server_kind == "other"
+
+
+def test_a_time_limit_given_as_seconds_is_the_one_limits_object_the_client_gets(tmp_path):
+    request = _request("http://127.0.0.1:1/v1", tmp_path / "r.json", limits=30)
+    assert request.limits.total_s == 30.0 and request.limits.first_byte_s == 30.0
+    with ScriptedServer(knowledge_responder()) as srv:
+        plan = _plan(request.model_copy(update={"endpoint": srv.url}))
+    assert plan.client.limits == request.limits  # nothing to scale without a warm-up
     assert plan.kept == ()
 
 
@@ -116,7 +127,7 @@ def test_the_embedded_server_is_passed_beside_the_request(tmp_path):
         server = LocalServer(endpoint=srv.url, model="scripted", context=4096, slots=1, threads=2,
                              model_file=Path("/models/small.gguf"), pid=0, version="0.0.1", log=tmp_path / "log")
         plan = _plan(_request(None, tmp_path / "r.json", trials=1, pattern="kn_rail"), embedded=server)
-    assert plan.endpoint == server.endpoint
+    assert plan.client.endpoint == server.endpoint
     assert {k: plan.server_meta[k] for k in ("embedded", "model_file", "embedded_server", "threads")} == {
         "embedded": True, "model_file": "small.gguf", "embedded_server": "xllamacpp 0.0.1", "threads": 2}
     with pytest.raises(UserError, match="no endpoint"):
@@ -126,5 +137,7 @@ def test_the_embedded_server_is_passed_beside_the_request(tmp_path):
 def test_required_context_is_the_largest_need_of_the_selected_tasks():
     request = _request(None, Path("r.json"), modules=["long_context"])
     tasks = select_tasks(request)
-    assert required_context(tasks) == max(required_context([t]) for t in tasks) > 30_000
-    assert required_context(()) is None
+    selection = Selection.of(tasks)
+    assert selection.required_context == max(Selection.of([t]).required_context for t in tasks) > 30_000
+    assert set(selection.needs) == {t.id for t in tasks}  # each task's need estimated once, kept by id
+    assert Selection.of(()).required_context is None

@@ -124,7 +124,6 @@ async def judge_run_async(
             model=cfg.model,
             api_key=cfg.api_key,
             temperature=0.0,
-            timeout_s=cfg.timeout_s,
             max_retries=cfg.max_retries,
             backoff_s=cfg.backoff_s,
             stream=False,

@@ -16,6 +16,7 @@ from engine.core.models_file import load_models
 from engine.model.client import ChatClient, ClientSettings
 from engine.model.local_server import Layout, embedded_server
 from engine.model.preflight import inspect_server
+from engine.model.requestlimits import RequestLimits
 from engine.model.servers import DEFAULT_TEMPERATURE, DEFAULT_TOP_P, sampler_fields
 
 pytestmark = pytest.mark.llama
@@ -43,7 +44,7 @@ def test_preflight_tools_and_thinking_switch_on_the_embedded_server():
             temperature=DEFAULT_TEMPERATURE,
             top_p=DEFAULT_TOP_P,
             thinking=True,
-            timeout_s=120,
+            limits=RequestLimits.of(120),
             backoff_s=0.2,
         )
 
@@ -67,7 +68,7 @@ def test_preflight_tools_and_thinking_switch_on_the_embedded_server():
                 ]
                 after = await client.chat(history, max_tokens=24, seed=1)
                 both = await asyncio.gather(*(client.chat(ask, max_tokens=32, seed=s) for s in (1, 2)))
-                return info, with_tools, after, both, client.thinking_check
+                return info, with_tools, after, both, client.observed().thinking_check
 
         info, with_tools, after, both, check = asyncio.run(go())
         slots = httpx.get(server.endpoint.removesuffix("/v1") + "/slots", timeout=5).json()

@@ -12,6 +12,7 @@ from engine.model import servers
 from engine.model.client import ChatClient, ClientSettings, SilentTruncation
 from engine.model.overflow import prompt_token_estimate, prompt_token_floor
 from engine.model.preflight import inspect_server
+from engine.model.requestlimits import RequestLimits
 from engine.run.runner import run_benchmark
 from tests.helpers.fake_servers import (
     FakeLlamaCpp,
@@ -35,7 +36,7 @@ def text_of(tokens: int) -> str:
 def chat_all(srv, conversations, *, served_context=None, stream=True):
     """Send each message list in turn through one client, as an episode's turns go; returns the replies."""
     settings = ClientSettings(
-        endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=2, timeout_s=10,
+        endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=2, limits=RequestLimits.of(10),
         server_kind=srv.kind, served_context=served_context, stream=stream,
     )
 
@@ -116,7 +117,7 @@ def test_a_cut_prose_prompt_is_caught_by_its_words_alone():
 
 def test_ollama_lists_a_model_asked_for_without_a_tag_as_latest_and_the_window_is_kept():
     with FakeOllama(model="qwen3", num_ctx=4096) as srv:
-        settings = ClientSettings(endpoint=srv.url, model="qwen3", backoff_s=0.01, timeout_s=10)
+        settings = ClientSettings(endpoint=srv.url, model="qwen3", backoff_s=0.01, limits=RequestLimits.of(10))
         info = asyncio.run(inspect_server(srv.url, None, "qwen3", warm=True, client_settings=settings, poll_s=0.05))
     assert info.served_context == 4096 and info.details["context_source"] == "/api/ps context_length"
 
@@ -160,7 +161,7 @@ def test_lm_studio_sending_its_overflow_message_with_a_200_is_still_a_context_ov
 
 def test_lm_studio_window_and_parallel_come_from_its_documented_v1_list():
     with FakeLMStudio(loaded=False, loaded_ctx=8192, max_ctx=32768, parallel=4, v0_window=False) as srv:
-        settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, timeout_s=10)
+        settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, limits=RequestLimits.of(10))
         info = asyncio.run(inspect_server(srv.url, None, srv.model, warm=True, client_settings=settings, poll_s=0.05))
     assert (info.kind, info.served_context, info.trained_context, info.slots) == ("lm-studio", 8192, 32768, 4)
     assert info.details["context_source"].startswith("/api/v1/models")

@@ -11,6 +11,7 @@ from engine.core.errors import ContextOverflow, InfraError
 from engine.core.results import load_run_file
 from engine.model.client import ChatClient, ClientSettings, SilentTruncation
 from engine.model.preflight import inspect_server
+from engine.model.requestlimits import RequestLimits
 from engine.model.servers import sampler_fields
 from engine.run.runner import run_benchmark
 from tests.helpers.fake_servers import (
@@ -44,14 +45,14 @@ def ask(srv, messages=ASK, *, tools=None, tool_choice=None, max_tokens=64, **kw)
         model=srv.model,
         backoff_s=0.01,
         max_retries=kw.pop("retries", 2),
-        timeout_s=10,
+        limits=RequestLimits.of(10),
         **{"server_kind": srv.kind, **kw},
     )
 
     async def go():
         async with ChatClient(settings) as client:
             reply = await client.chat(messages, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens)
-            return reply, client.thinking_check
+            return reply, client.observed().thinking_check
 
     return asyncio.run(go())
 
@@ -96,12 +97,12 @@ class _CountsOnlyNewTokens(FakeOpenAICompat):
 
 def test_the_server_check_finds_a_server_that_counts_only_uncached_tokens():
     with _CountsOnlyNewTokens() as srv:
-        settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, timeout_s=10)
+        settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, limits=RequestLimits.of(10))
         info = asyncio.run(inspect_server(srv.url, None, srv.model, warm=True, client_settings=settings, poll_s=0.05))
         assert len(srv.chats) == 2  # the warm-up, and the same again to see how a cached prompt is counted
     assert info.whole_prompt_counts is False and "uncached tokens only" in info.details["prompt_counts"]
     with FakeLlamaCpp() as srv:  # counts whole prompts (and says what came from its cache)
-        settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, timeout_s=10)
+        settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, limits=RequestLimits.of(10))
         info = asyncio.run(inspect_server(srv.url, None, srv.model, warm=True, client_settings=settings, poll_s=0.05))
     assert info.whole_prompt_counts is True and "prompt_counts" not in info.details
 
@@ -355,7 +356,8 @@ def test_preflight_refuses_a_tool_run_on_llama_cpp_without_jinja_naming_the_flag
     from engine.model.preflight import inspect_server
 
     with FakeLlamaCpp(always(Say(text="ok")), jinja=False) as srv:
-        settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=3, timeout_s=10)
+        settings = ClientSettings(endpoint=srv.url, model=srv.model, backoff_s=0.01, max_retries=3,
+                                  limits=RequestLimits.of(10))
         with pytest.raises(UserError, match="rejected a request with tools: restart llama-server with --jinja"):
             asyncio.run(inspect_server(srv.url, None, srv.model, warm=True, needs_tools=True, client_settings=settings))
         assert len(srv.chats) == 3  # the warm-up (twice) and one tool-call check, not retried
