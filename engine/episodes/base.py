@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from engine.core.errors import Truncated
 from engine.core.schema import Grade, Reply, Task, Turn
 from engine.episodes.spec import ModuleSpec
-from engine.episodes.textcheck import truncation_class
+from engine.model.textcheck import truncation_class
 
 if TYPE_CHECKING:
     from engine.model.client import ChatClient

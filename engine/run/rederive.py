@@ -30,7 +30,7 @@ from engine.bank.load import load_bank
 from engine.core.errors import ModelFailure, Truncated
 from engine.core.schema import Grade, RunFile, TrialRecord
 from engine.episodes.base import LoadedTask
-from engine.episodes.textcheck import truncation_class
+from engine.model.textcheck import truncation_class
 from engine.run.rescore import regradable, rescore_run
 
 # Grade details that say where a grade was made, not what it is: a code trial regraded in bubblewrap on the
