@@ -15,7 +15,7 @@ from engine.analysis.scoring import PRESETS, score_run
 from engine.core.errors import UserError
 from engine.core.results import RAW_SUFFIX, load_run_file
 from engine.publish.board import result_files
-from engine.run.scorecard import render
+from engine.publish.scorecard import render
 
 
 def result_files_in(folder: Path) -> list[Path]:
