@@ -15,11 +15,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from engine.analysis.consistency import ALPHA
+from engine.analysis.verify import SpotCheck, rerun_request, sample_tasks, spot_check
 from engine.core.config import Settings, endpoint_url, float_in, int_in
 from engine.core.errors import UserError
 from engine.core.outputlock import output_lock
 from engine.core.results import default_output, load_run_file, recorded_top_p
-from engine.run.verify import SpotCheck, rerun_request, sample_tasks, spot_check
 
 EXIT_CONSISTENT = 0
 EXIT_INCONSISTENT = 1
