@@ -37,6 +37,7 @@ from engine.publish.pr_files import Change, base_blob, changed_paths
 from engine.publish.reference import flag_text
 from engine.run.rederive import rederive_run
 from engine.run.rescore import regradable
+from engine.sandbox.handle import SandboxHandle
 
 REFERENCE = FLEET_DIR.as_posix()
 REPORTED = "results/reported"
@@ -278,7 +279,7 @@ class _Inputs:
 
 
 def run_check(base: str, root: Path, results_dir: Path, tasks_dir: Path,
-              sandbox_factory: Callable[[], object] | None = None) -> CheckResult:
+              sandbox_factory: Callable[[], SandboxHandle] | None = None) -> CheckResult:
     result = CheckResult()
     problems = result.problems
     changes = changed_paths(base, root)
