@@ -16,6 +16,7 @@ from engine.analysis.judge import AppliedVerdicts, JudgedFile, apply_verdicts, j
 from engine.core.errors import UserError
 from engine.core.results import load_run_file
 from engine.core.schema import RunFile
+from engine.episodes import MODULE_NAMES
 
 Verdicts = Literal["judged", "raw"]
 # The rule in the words of the CLI help of every command that loads runs here.
@@ -53,7 +54,7 @@ class LoadedRun:
 
 def load_run(path: Path) -> LoadedRun:
     """A raw result file with the judged file beside it (``judged_path_for``), its verdicts applied."""
-    run = load_run_file(path)
+    run = load_run_file(path, MODULE_NAMES)
     jpath = judged_path_for(path)
     if not jpath.is_file():
         return LoadedRun(path, run, None, None, None)

@@ -34,6 +34,7 @@ from engine.episodes.base import Env
 from engine.run.request import RunRequest
 from engine.run.rescore import regradable
 from engine.run.runner import run_benchmark
+from engine.sandbox.handle import SandboxHandle
 
 ROLES = ("weak", "mid", "strong")
 Verdict = Literal["ACCEPT", "REPROBE", "REJECT"]
@@ -93,7 +94,7 @@ def _outcome(role: str, run: RunFile) -> RoleOutcome:
     )
 
 
-def regrade_mismatches(task_path: Path, runs: list[RunFile], sandbox: object = None) -> int:
+def regrade_mismatches(task_path: Path, runs: list[RunFile], sandbox: SandboxHandle | None = None) -> int:
     """Transcripts whose grade is not reproduced by grading them twice more with the same grader."""
     task = load_task(task_path)
     module = MODULES[task.task.module]
@@ -173,8 +174,8 @@ class ProbeConfig:
     gap: float = GAP
     slack: float = SLACK
     min_scorable: int | None = None
-    # A sandbox backend for code tasks (``engine.sandbox.select_backend``); None for every other module.
-    sandbox: object = None
+    # The sandbox for code tasks (``engine.sandbox.open_sandbox``); None for every other module.
+    sandbox: SandboxHandle | None = None
 
 
 def _stage(task_file: Path, root: Path) -> tuple[Path, str, str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from engine.core.errors import UserError
-from engine.core.schema import Task
+from engine.core.schema import Task, module_context
 from engine.core.yamlfile import invalid_file_message, read_mapping
 from engine.episodes import MODULE_NAMES, MODULES
 from engine.episodes.base import LoadedTask
@@ -41,7 +41,7 @@ def task_hash(raw: dict, module_version: str) -> str:
 def load_task(path: Path) -> LoadedTask:
     raw = read_mapping(path, "task file")
     try:
-        task = Task.model_validate(raw)
+        task = Task.model_validate(raw, context=module_context(MODULE_NAMES))
     except ValidationError as exc:
         raise UserError(invalid_file_message(path, "task file", exc.errors())) from exc
     module = MODULES.get(task.module)

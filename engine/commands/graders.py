@@ -15,6 +15,7 @@ from rich.table import Table
 
 from engine.core.errors import UserError
 from engine.corpus.replay import CaseResult, ModuleAccuracy, accuracy, evaluate, load_corpus
+from engine.sandbox.handle import SandboxHandle, sandbox_or_reason
 
 DEFAULT_CORPUS = Path("tests") / "corpus"
 
@@ -78,12 +79,10 @@ def _selected(corpus_dir: Path, pattern: str | None, modules: list[str] | None,
     return files
 
 
-def _sandbox(name: str | None, files: list, corpus_dir: Path) -> object:
+def _sandbox(name: str | None, files: list, corpus_dir: Path) -> SandboxHandle | None:
     if not any((corpus_dir / "code" / f"{f.task}.yaml").is_file() for f in files):
         return None
-    from engine.episodes.code.module import open_sandbox
-
-    handle, label = open_sandbox(name, allow_unsandboxed=False, memory_mb=256)
+    handle, label = sandbox_or_reason(name)
     if handle is None:
         raise UserError(f"the code cases need a sandbox and {label}; or leave them out with --modules")
     return handle

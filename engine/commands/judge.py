@@ -11,6 +11,7 @@ from engine.bank.load import default_tasks_dir
 from engine.core.config import Settings
 from engine.core.errors import UserError
 from engine.core.results import load_run_file
+from engine.episodes import MODULE_NAMES
 from engine.model.requestlimits import STALL_AFTER
 
 ENV_HELP = """environment (also read from ./.env; flags win for endpoint and model):
@@ -78,7 +79,7 @@ def build_config(args: argparse.Namespace, settings: Settings) -> JudgeConfig:
 
 def handle(args: argparse.Namespace) -> int:
     cfg = build_config(args, Settings())
-    run = load_run_file(args.results)
+    run = load_run_file(args.results, MODULE_NAMES)
     out = args.output or judged_path_for(args.results)
     if out.resolve() == args.results.resolve():
         raise UserError(

@@ -105,9 +105,9 @@ def handle(args: argparse.Namespace) -> int:
         raise UserError("--concurrency must be at least 1 and --gap between 0 and 1")
     sandbox = None
     if args.task.parent.name == "code":
-        from engine.sandbox import select_backend
+        from engine.sandbox import open_sandbox
 
-        sandbox = select_backend(args.sandbox)
+        sandbox = open_sandbox(args.sandbox)
     report = probe_task(
         ProbeConfig(
             task_file=args.task,

@@ -10,6 +10,7 @@ from engine.analysis.scoring import score_run
 from engine.bank.load import default_tasks_dir
 from engine.core.errors import UserError
 from engine.core.results import load_run_file, write_run_file
+from engine.episodes import MODULE_NAMES
 from engine.run.rescore import rescore_run, rescored_path_for, sandbox_factory
 
 
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     if args.in_place and args.output:
         raise UserError("--in-place and --output exclude each other; pick one")
-    run = load_run_file(args.results)
+    run = load_run_file(args.results, MODULE_NAMES)
     out = args.results if args.in_place else (args.output or rescored_path_for(args.results))
 
     report = rescore_run(run, args.tasks_dir or default_tasks_dir(), sandbox_factory=sandbox_factory(args.sandbox))

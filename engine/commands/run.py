@@ -17,10 +17,10 @@ from engine.core.results import default_output
 from engine.episodes import MODULE_NAMES
 from engine.model.local_server import Layout, choose_layout, embedded_server
 from engine.model.requestlimits import FIRST_BYTE_MULTIPLE, STALL_AFTER, RequestLimits
+from engine.publish.scorecard import render
 from engine.run.plan import Selection, select_tasks
 from engine.run.request import RunRequest
 from engine.run.runner import run_benchmark
-from engine.run.scorecard import render
 
 ENV_HELP = """environment (also read from ./.env; flags win):
   BENCH_ENDPOINT     OpenAI-compatible base URL ending in /v1 (unset: run the embedded default model)

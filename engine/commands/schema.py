@@ -8,6 +8,7 @@ from pathlib import Path
 
 from engine.core.fileio import atomic_write_text
 from engine.core.results import result_json_schema
+from engine.episodes import MODULE_NAMES
 
 DOCS_COPY = Path("site_src/reference/result-file.schema.json")
 
@@ -24,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def schema_text() -> str:
-    return json.dumps(result_json_schema(), indent=2, sort_keys=True) + "\n"
+    return json.dumps(result_json_schema(MODULE_NAMES), indent=2, sort_keys=True) + "\n"
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -14,8 +14,9 @@ from engine.analysis.judge import apply_verdicts, judged_path_for, load_judged_f
 from engine.analysis.scoring import PRESETS, score_run
 from engine.core.errors import UserError
 from engine.core.results import RAW_SUFFIX, load_run_file
+from engine.episodes import MODULE_NAMES
 from engine.publish.board import result_files
-from engine.run.scorecard import render
+from engine.publish.scorecard import render
 
 
 def result_files_in(folder: Path) -> list[Path]:
@@ -57,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    run = load_run_file(args.results)
+    run = load_run_file(args.results, MODULE_NAMES)
     judged_path = args.judged or judged_path_for(args.results)
     if args.judged is not None and not judged_path.is_file():
         raise UserError(f"{judged_path}: no such judged file (--judged); run `sllmb judge` first")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from engine.core.errors import UserError
 from engine.core.results import load_run_file
+from engine.episodes import MODULE_NAMES
 from engine.publish.termsafe import safe_text
 from engine.publish.trial_view import (
     FULL,
@@ -48,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    run = load_run_file(args.results)
+    run = load_run_file(args.results, MODULE_NAMES)
     limits = FULL if args.full else Limits()
     console = show_console()
     tasks = tasks_of(run)

@@ -15,11 +15,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from engine.analysis.consistency import ALPHA
+from engine.analysis.verify import SpotCheck, rerun_request, sample_tasks, spot_check
 from engine.core.config import Settings, endpoint_url, float_in, int_in
 from engine.core.errors import UserError
 from engine.core.outputlock import output_lock
 from engine.core.results import default_output, load_run_file, recorded_top_p
-from engine.run.verify import SpotCheck, rerun_request, sample_tasks, spot_check
+from engine.episodes import MODULE_NAMES
 
 EXIT_CONSISTENT = 0
 EXIT_INCONSISTENT = 1
@@ -105,7 +106,7 @@ def _render(check: SpotCheck, console: Console) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    run = load_run_file(args.file)
+    run = load_run_file(args.file, MODULE_NAMES)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**32)
     sample = sample_tasks(run, args.sample, seed, args.tasks_dir)
     print(f"sample seed {seed} (repeat the same choice with --seed {seed}): "

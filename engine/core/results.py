@@ -7,14 +7,15 @@ import json
 import math
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text, read_text
-from engine.core.schema import RunFile
+from engine.core.schema import RunFile, module_context, with_module_names
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -63,11 +64,13 @@ def write_json_model(path: Path, model: BaseModel) -> None:
     atomic_write_text(path, text + "\n")
 
 
-def read_json_model(path: Path, cls: type[M], what: str, fix: str = "") -> M:
-    """Read and validate a JSON file model; any problem is a ``UserError`` naming the file and the field."""
+def read_json_model(path: Path, cls: type[M], what: str, fix: str = "", *,
+                    context: dict[str, Any] | None = None) -> M:
+    """Read and validate a JSON file model (under pydantic's validation ``context``); any problem is a
+    ``UserError`` naming the file and the field."""
     text = read_text(path, what, fix)  # missing, unreadable or not UTF-8: a UserError naming the file
     try:
-        return cls.model_validate_json(text)
+        return cls.model_validate_json(text, context=context)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
@@ -80,8 +83,11 @@ def write_run_file(path: Path, run: RunFile) -> None:
     write_json_model(path, run)
 
 
-def load_run_file(path: Path) -> RunFile:
-    return read_json_model(path, RunFile, "result file")
+def load_run_file(path: Path, modules: Sequence[str] | None = None) -> RunFile:
+    """A result file, its module names held to ``modules`` (the registry's: every caller in the engine passes
+    ``engine.episodes.MODULE_NAMES``); without them, to the shape of a module name only."""
+    context = module_context(modules) if modules is not None else None
+    return read_json_model(path, RunFile, "result file", context=context)
 
 
 def recorded_top_p(run: RunFile) -> float | None:
@@ -92,6 +98,7 @@ def recorded_top_p(run: RunFile) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def result_json_schema() -> dict:
-    """The JSON Schema of the result file, exported to the docs."""
-    return RunFile.model_json_schema()
+def result_json_schema(modules: Sequence[str]) -> dict:
+    """The JSON Schema of the result file, exported to the docs: module names are the enum of ``modules``."""
+    schema: dict = with_module_names(RunFile.model_json_schema(), modules)
+    return schema

@@ -6,9 +6,19 @@ instead of a silently ignored field.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, GetJsonSchemaHandler, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
@@ -33,16 +43,28 @@ def check_schema_version(version: int, *, current: int, oldest: int, what: str) 
 
 
 
-def _module_names() -> tuple[str, ...]:
-    # The registry imports every module and every module imports this file, so the names are looked up when a
-    # file is validated (or its JSON Schema written), not when this file is imported.
-    from engine.episodes import MODULE_NAMES
+# Module names: ``core`` knows their shape, not the registry (``engine.episodes``, a later stage, is the one
+# place they are spelled). Whoever has the registry at hand passes its names in pydantic's validation context
+# (``module_context``): the bank when it loads tasks, the result-file and checkpoint loaders; the JSON Schema
+# export lists them (``with_module_names``). Without a context a name is held to its shape only.
+MODULE_NAMES_CONTEXT = "module_names"
+_MODULE_NAME_SHAPE = re.compile(r"[a-z][a-z0-9_]{0,63}")
+# Marks a module name in a model's JSON Schema, for ``with_module_names`` to replace by the registry's enum.
+_MODULE_NAME_MARK = "x-module-name"
 
-    return MODULE_NAMES
+
+def module_context(names: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """The validation context under which a module name must be one of ``names`` (the registry's, in order)."""
+    return {MODULE_NAMES_CONTEXT: tuple(names)}
 
 
-def _registered_module(name: str) -> str:
-    names = _module_names()
+def _module_name(name: str, info: ValidationInfo) -> str:
+    names = info.context.get(MODULE_NAMES_CONTEXT) if isinstance(info.context, dict) else None
+    if names is None:
+        if not _MODULE_NAME_SHAPE.fullmatch(name):
+            raise PydanticCustomError("module_name", "a module name is lower-case letters, digits and underscores, "
+                                      "starting with a letter (at most 64)")
+        return name
     if name not in names:
         # The error a Literal of the names gives, so messages about task and result files read as before.
         expected = " or ".join([", ".join(repr(n) for n in names[:-1]), repr(names[-1])])
@@ -51,15 +73,28 @@ def _registered_module(name: str) -> str:
 
 
 class _ModuleNameSchema:
-    """The JSON Schema of a module name: the registry's names as an enum, as a Literal would write it."""
+    """The JSON Schema of a module name: a marked string, which the export turns into the registry's enum."""
 
     @classmethod
     def __get_pydantic_json_schema__(cls, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
-        return {"enum": list(_module_names()), "type": "string"}
+        return {"type": "string", _MODULE_NAME_MARK: True}
 
 
-# The name of a registered module (``engine.episodes.SPECS``), the one place module names are spelled.
-ModuleName = Annotated[str, AfterValidator(_registered_module), _ModuleNameSchema]
+def with_module_names(schema: Any, names: Sequence[str]) -> Any:
+    """``schema`` (a model's JSON Schema) with every module name written as the enum of ``names``, as a
+    Literal of them would be."""
+    if isinstance(schema, dict):
+        if schema.get(_MODULE_NAME_MARK):
+            return {**{k: v for k, v in schema.items() if k != _MODULE_NAME_MARK}, "enum": list(names)}
+        return {key: with_module_names(value, names) for key, value in schema.items()}
+    if isinstance(schema, list):
+        return [with_module_names(value, names) for value in schema]
+    return schema
+
+
+# The name of a module: its shape here; one of the registry's (``engine.episodes.SPECS``) under a
+# ``module_context``.
+ModuleName = Annotated[str, AfterValidator(_module_name), _ModuleNameSchema]
 
 TruncationClass = Literal["none", "incomplete", "degenerate"]
 

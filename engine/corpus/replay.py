@@ -23,6 +23,7 @@ from engine.core.yamlfile import invalid_file_message, read_mapping
 from engine.corpus.schema import Case, CorpusFile
 from engine.corpus.scripted_server import ScriptedServer, transcript
 from engine.episodes.base import LoadedTask
+from engine.sandbox.handle import SandboxHandle
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,8 @@ def _cut_by_comment(source: str) -> int | None:
     return min(cut, default=None)
 
 
-def _verdict(task: LoadedTask, case: Case, srv: ScriptedServer, sandbox: object, workdir: Path) -> tuple[str, str]:
+def _verdict(task: LoadedTask, case: Case, srv: ScriptedServer, sandbox: SandboxHandle | None,
+             workdir: Path) -> tuple[str, str]:
     # The runner imports the modules; keep these imports lazy.
     from engine.run.request import RunRequest
     from engine.run.runner import run_benchmark
@@ -133,7 +135,7 @@ def evaluate(
     corpus: Iterable[CorpusFile],
     tasks_dir: Path | None,
     *,
-    sandbox: object = None,
+    sandbox: SandboxHandle | None = None,
     on_case: Callable[[CaseResult], None] | None = None,
 ) -> list[CaseResult]:
     """Replay every case of every file; a file whose task is not in the bank is a ``UserError``."""

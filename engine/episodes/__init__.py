@@ -6,6 +6,8 @@ scorecard); the names, labels, weights and judge policies are read from ``SPECS`
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.episodes.adversarial import module as adversarial
 from engine.episodes.base import Module
 from engine.episodes.code import module as code
@@ -16,7 +18,7 @@ from engine.episodes.multi_turn_if import module as multi_turn_if
 from engine.episodes.spec import ModuleSpec
 from engine.episodes.tools import module as tools
 
-MODULES: dict[str, Module] = {
+MODULES: dict[str, Module[Any]] = {
     m.spec.name: m
     for m in (
         tools.MODULE,

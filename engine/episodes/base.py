@@ -10,25 +10,31 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from engine.core.errors import Truncated
 from engine.core.schema import Grade, Reply, Task, Turn
 from engine.episodes.spec import ModuleSpec
-from engine.episodes.textcheck import truncation_class
+from engine.model.textcheck import truncation_class
+from engine.sandbox.handle import SandboxHandle
 
 if TYPE_CHECKING:
     from engine.model.client import ChatClient
 
 
+# A module's task body: the pydantic model it validates ``body`` of its task files with (``Module.body_model``).
+BodyT = TypeVar("BodyT", bound=BaseModel)
+
+
 @dataclass(frozen=True)
-class LoadedTask:
-    """A validated task: the shared fields, the module's parsed body, and the stable hash."""
+class LoadedTask(Generic[BodyT]):
+    """A validated task: the shared fields, the module's parsed body, and the stable hash. A module's methods
+    take ``LoadedTask[ItsBody]``, so ``task.body`` is typed where it is read."""
 
     task: Task
-    body: Any
+    body: BodyT
     hash: str
     path: str
 
@@ -43,13 +49,16 @@ class Env:
 
     max_tokens: int | None = None
     seed: int | None = None
-    sandbox: Any = None
+    sandbox: SandboxHandle | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-class Module(Protocol):
+class Module(Protocol[BodyT]):
+    """A module over its task body ``BodyT``: the registry holds ``Module[Any]``, each module is a
+    ``Module[ItsBody]``."""
+
     # Read-only members: a module sets them as plain class attributes (body_model = ItsBody), which a
-    # mutable protocol attribute would reject, since type[ItsBody] is not invariantly type[BaseModel].
+    # mutable protocol attribute would reject.
     @property
     def spec(self) -> ModuleSpec: ...
 
@@ -58,13 +67,13 @@ class Module(Protocol):
     def version(self) -> str: ...
 
     @property
-    def body_model(self) -> type[BaseModel]: ...
+    def body_model(self) -> type[BodyT]: ...
 
-    async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None: ...
+    async def run(self, task: LoadedTask[BodyT], convo: Conversation, env: Env) -> None: ...
 
-    def grade(self, task: LoadedTask, turns: list[Turn], env: Env) -> Grade: ...
+    def grade(self, task: LoadedTask[BodyT], turns: list[Turn], env: Env) -> Grade: ...
 
-    def required_context(self, task: LoadedTask) -> int: ...
+    def required_context(self, task: LoadedTask[BodyT]) -> int: ...
 
 
 def estimate_tokens(text: str) -> int:

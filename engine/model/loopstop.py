@@ -2,7 +2,7 @@
 instead of waiting for the token limit.
 
 A small model that starts looping almost never stops before its budget, and the trial is then recorded as a
-degenerate truncation (``engine.episodes.textcheck``). Ending it early saves the rest of the budget's decode time. The
+degenerate truncation (``engine.model.textcheck``). Ending it early saves the rest of the budget's decode time. The
 rule is far stricter than the degenerate class itself, so that it never ends a reply that could still have
 become a real answer: the text must end in one exact cycle (a character or n-gram unit) repeated at least
 ``MIN_REPEATS`` times over at least ``MIN_SPAN`` characters, and the text must already be degenerate by
@@ -12,8 +12,8 @@ become a real answer: the text must end in one exact cycle (a character or n-gra
 
 from __future__ import annotations
 
-from engine.episodes.textcheck import is_degenerate
 from engine.model.normalise import split_reasoning
+from engine.model.textcheck import is_degenerate
 
 MIN_REPEATS = 12
 MIN_SPAN = 1200

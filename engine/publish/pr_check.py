@@ -27,7 +27,8 @@ from engine.analysis.judge_check import rederive_judged
 from engine.core.errors import UserError
 from engine.core.models_file import ModelsFile, load_models
 from engine.core.results import FLEET_DIR, RAW_SUFFIX, model_slug
-from engine.core.schema import RunFile
+from engine.core.schema import RunFile, module_context
+from engine.episodes import MODULE_NAMES
 from engine.index.data import load_entry
 from engine.publish.board import Board, board_from_dir
 from engine.publish.html import fmt, plural
@@ -36,6 +37,7 @@ from engine.publish.pr_files import Change, base_blob, changed_paths
 from engine.publish.reference import flag_text
 from engine.run.rederive import rederive_run
 from engine.run.rescore import regradable
+from engine.sandbox.handle import SandboxHandle
 
 REFERENCE = FLEET_DIR.as_posix()
 REPORTED = "results/reported"
@@ -142,7 +144,7 @@ def _validate(root: Path, rel: str, cls: type[BaseModel], what: str, problems: l
     if data is None:
         return None
     try:
-        return cls.model_validate_json(data)
+        return cls.model_validate_json(data, context=module_context(MODULE_NAMES))
     except ValidationError as exc:
         for err in exc.errors():
             where = ".".join(str(p) for p in err["loc"]) or "(top level)"
@@ -277,7 +279,7 @@ class _Inputs:
 
 
 def run_check(base: str, root: Path, results_dir: Path, tasks_dir: Path,
-              sandbox_factory: Callable[[], object] | None = None) -> CheckResult:
+              sandbox_factory: Callable[[], SandboxHandle] | None = None) -> CheckResult:
     result = CheckResult()
     problems = result.problems
     changes = changed_paths(base, root)

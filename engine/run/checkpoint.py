@@ -17,8 +17,9 @@ from pydantic import ValidationError
 
 from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text, read_text
-from engine.core.schema import CheckpointHeader, RunSettings, TrialRecord
+from engine.core.schema import CheckpointHeader, RunSettings, TrialRecord, module_context
 from engine.core.scrub import scrub
+from engine.episodes import MODULE_NAMES
 from engine.run.resume_rule import MUST_MATCH
 
 
@@ -51,15 +52,16 @@ class Checkpoint:
             lines.pop()
         header: CheckpointHeader | None = None
         trials: list[TrialRecord] = []
+        known = module_context(MODULE_NAMES)
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
                 data = json.loads(line)
                 if number == 1:
-                    header = CheckpointHeader.model_validate(data)
+                    header = CheckpointHeader.model_validate(data, context=known)
                 else:
-                    trials.append(TrialRecord.model_validate(data))
+                    trials.append(TrialRecord.model_validate(data, context=known))
             except (json.JSONDecodeError, ValidationError) as exc:
                 if number == len(lines) and number > 1:
                     break  # the last line was cut by a crash mid-write: that trial simply runs again

@@ -30,8 +30,9 @@ from engine.bank.load import load_bank
 from engine.core.errors import ModelFailure, Truncated
 from engine.core.schema import Grade, RunFile, TrialRecord
 from engine.episodes.base import LoadedTask
-from engine.episodes.textcheck import truncation_class
+from engine.model.textcheck import truncation_class
 from engine.run.rescore import regradable, rescore_run
+from engine.sandbox.handle import SandboxHandle
 
 # Grade details that say where a grade was made, not what it is: a code trial regraded in bubblewrap on the
 # checker's machine was run in Docker on the contributor's.
@@ -209,7 +210,7 @@ def _structure_problems(run: RunFile, bank: dict[str, LoadedTask], known: dict[s
     return out
 
 
-def rederive_run(run: RunFile, tasks_dir: Path, *, sandbox_factory: Callable[[], object] | None = None
+def rederive_run(run: RunFile, tasks_dir: Path, *, sandbox_factory: Callable[[], SandboxHandle] | None = None
                  ) -> list[Problem]:
     """Every difference between ``run`` and what the bench re-derives from its transcripts (empty: none)."""
     bank_list = load_bank(tasks_dir)

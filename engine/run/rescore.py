@@ -22,6 +22,7 @@ from engine.core.results import RAW_SUFFIX
 from engine.core.schema import RunFile, TrialRecord
 from engine.episodes import MODULES
 from engine.episodes.base import Env, LoadedTask
+from engine.sandbox.handle import SandboxHandle, open_sandbox
 
 
 @dataclass
@@ -46,13 +47,13 @@ def rescore_run(
     run: RunFile,
     tasks_dir: Path,
     *,
-    sandbox_factory: Callable[[], object] | None = None,
+    sandbox_factory: Callable[[], SandboxHandle] | None = None,
 ) -> RescoreReport:
     """Regrade ``run``; the input is not modified. ``sandbox_factory`` is called once, only if a code trial
     needs regrading; when it raises ``UserError`` (no sandbox here) those trials keep their grades."""
     tasks = find_tasks(tasks_dir, {t.task_id for t in run.trials})
     report = RescoreReport(run=run)
-    sandbox: object = None
+    sandbox: SandboxHandle | None = None
     sandbox_error: str | None = None
     sandbox_tried = False
     new_trials: list[TrialRecord] = []
@@ -106,16 +107,14 @@ def rescore_run(
     return report
 
 
-def sandbox_factory(name: str | None) -> Callable[[], object]:
+def sandbox_factory(name: str | None) -> Callable[[], SandboxHandle]:
     """The sandbox code trials are regraded in, opened on first use: the named backend (``--sandbox``) or the
     first that works here, never an unconfined one."""
 
-    def open_backend() -> object:
-        from engine.sandbox import select_backend
+    def open_on_first_use() -> SandboxHandle:
+        return open_sandbox(name)
 
-        return select_backend(name)
-
-    return open_backend
+    return open_on_first_use
 
 
 def rescored_path_for(raw_path: Path) -> Path:

@@ -14,6 +14,7 @@ from engine.core.errors import UserError
 from engine.core.fileio import set_aside
 from engine.core.results import load_run_file
 from engine.core.schema import CheckpointHeader, RunFile, TrialRecord
+from engine.episodes import MODULE_NAMES
 from engine.episodes.base import LoadedTask
 from engine.run.checkpoint import Checkpoint, checkpoint_path, fingerprint
 from engine.run.resume_rule import stands
@@ -54,7 +55,7 @@ def _old_result(output: Path, *, needed: bool) -> RunFile | None:
     if not output.is_file():
         return None
     try:
-        return load_run_file(output)
+        return load_run_file(output, MODULE_NAMES)
     except UserError:
         if needed:
             raise

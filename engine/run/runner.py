@@ -32,6 +32,8 @@ from engine.run.plan import RunPlan, Selection, make_plan, select_tasks, utc_now
 from engine.run.request import RunRequest
 from engine.run.runcost import run_cost
 from engine.run.sandbox_choice import choose_sandbox
+from engine.sandbox.core import Backend
+from engine.sandbox.handle import SandboxHandle
 
 # Reasoning is kept in every trial record, clipped to this many characters unless --save-responses asks for
 # all of it: a thinking model can write tens of thousands of characters per turn.
@@ -77,10 +79,10 @@ def job_list(tasks: Sequence[LoadedTask], trials: int, done: set[tuple[str, int]
 class Runner:
     """Executes a plan: every trial still to run, checkpointed as it ends, then the result file."""
 
-    def __init__(self, plan: RunPlan, *, sandbox: object = None, job_order: str = "task",
+    def __init__(self, plan: RunPlan, *, sandbox: SandboxHandle | None = None, job_order: str = "task",
                  on_trial: Callable[[TrialRecord], None] | None = None):
         self.plan = plan
-        self.sandbox = sandbox  # the live backend code episodes run in (the plan records only its label)
+        self.sandbox = sandbox  # the sandbox code episodes run in (the plan records only its label)
         # "task" runs a task's trials back to back so the server's prefix cache serves the repeated prompt;
         # "trial" runs every task once before any runs twice (kept for the benchmark's before/after).
         self.job_order = job_order
@@ -342,15 +344,15 @@ def run_benchmark(
     request: RunRequest,
     *,
     tasks: Selection | Sequence[LoadedTask] | None = None,
-    sandbox: object = None,
-    sandbox_candidates: Sequence[object] | None = None,
+    sandbox: SandboxHandle | None = None,
+    sandbox_candidates: Sequence[Backend] | None = None,
     embedded: LocalServer | None = None,
     job_order: str = "task",
 ) -> RunFile:
     """Select the tasks, choose the sandbox, plan (the server check, the window, resume), then run the plan.
 
     ``tasks`` are the tasks already selected (``select_tasks``, ideally as the ``Selection`` whose context needs
-    the caller read) where the caller needed them first; ``sandbox`` a backend the caller holds and
+    the caller read) where the caller needed them first; ``sandbox`` a sandbox the caller holds and
     ``sandbox_candidates`` the backends tried in its place; ``embedded`` the running embedded server. Raises
     ``UserError`` for anything the user must fix.
     """

@@ -2,12 +2,11 @@
 
 Usage, once per bench run::
 
-    backend = select_backend(args.sandbox, args.allow_unsandboxed)   # raises if nothing safe works
-    result = run(program, {"constants.py": text}, limits=Limits(memory_mb=256), timeout_s=5.0,
-                 backend=backend)
+    sandbox = open_sandbox(args.sandbox, memory_mb=256)   # a SandboxHandle; raises if nothing safe works
+    result = sandbox.run(program, {"constants.py": text}, timeout_s=5.0)
     result.ok, result.exit_code, result.stdout, result.stderr, result.timed_out, result.killed_reason
 
-Record ``backend.name`` (and ``backend.confined``) in the result file. Errors:
+Record ``sandbox.label`` (the backend's name, and whether it confines) in the result file. Errors:
 
 - :class:`SandboxUnavailable` (a ``UserError``): no working backend, or the one named does not work; the
   message says how to install one. Code tasks are then skipped, never run on the host.
@@ -25,6 +24,7 @@ from engine.sandbox.core import (
     SandboxImageMissing,
     SandboxUnavailable,
 )
+from engine.sandbox.handle import SandboxHandle, open_sandbox, sandbox_or_reason
 from engine.sandbox.selection import (
     AUTO_ORDER,
     BACKEND_NAMES,
@@ -42,9 +42,12 @@ __all__ = [
     "Backend",
     "ExecResult",
     "Limits",
+    "SandboxHandle",
     "SandboxImageMissing",
     "SandboxUnavailable",
     "make_backend",
+    "open_sandbox",
     "run",
+    "sandbox_or_reason",
     "select_backend",
 ]

@@ -16,8 +16,7 @@ import yaml
 from engine.bank.load import load_bank
 from engine.commands.graders import summary
 from engine.corpus.replay import CaseResult, evaluate, load_corpus
-from engine.episodes.code.module import SandboxHandle
-from engine.sandbox import Limits, make_backend
+from engine.sandbox import Limits, SandboxHandle, make_backend
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 CORPUS_DIR = ROOT / "tests" / "corpus"

@@ -17,21 +17,12 @@ from engine.bank.load import load_bank
 from engine.core.errors import UserError
 from engine.core.schema import Turn
 from engine.episodes.base import Env
-from engine.episodes.code.module import (
-    MODULE,
-    CodeBody,
-    NoSandbox,
-    SandboxHandle,
-    execute,
-    feedback,
-    harness,
-    open_sandbox,
-)
+from engine.episodes.code.module import MODULE, CodeBody, NoSandbox, execute, feedback, harness
 from engine.run.plan import select_tasks
 from engine.run.request import RunRequest
 from engine.run.runner import run_benchmark
 from engine.run.sandbox_choice import choose_sandbox
-from engine.sandbox import Limits, make_backend
+from engine.sandbox import Limits, SandboxHandle, make_backend, sandbox_or_reason
 from engine.sandbox.bubblewrap import BubblewrapBackend
 from tests.conftest import knowledge_responder
 from tests.helpers.replay import ROOT, replay
@@ -391,7 +382,7 @@ def test_no_sandbox_and_only_code_tasks_is_a_clear_error(small_bank):
 
 
 def test_allow_unsandboxed_runs_unconfined_and_says_so(capsys):
-    handle, label = open_sandbox(None, True, 256, candidates=[_Broken()])
+    handle, label = sandbox_or_reason(None, allow_unsandboxed=True, memory_mb=256, candidates=[_Broken()])
     assert handle is not None and handle.name == "unsandboxed" and not handle.confined
     assert label == "unsandboxed (NOT confined)"
     assert "WITHOUT confinement" in capsys.readouterr().err
@@ -399,11 +390,11 @@ def test_allow_unsandboxed_runs_unconfined_and_says_so(capsys):
 
 def test_a_named_sandbox_that_does_not_work_stops_the_run():
     with pytest.raises(UserError):
-        open_sandbox("docker_does_not_exist", False, 256)
+        sandbox_or_reason("docker_does_not_exist", memory_mb=256)
 
 
 def test_sandbox_selection_records_the_backend_and_the_memory_cap():
-    handle, label = open_sandbox("bubblewrap", False, 128)
+    handle, label = sandbox_or_reason("bubblewrap", memory_mb=128)
     assert label == "bubblewrap (confined)" and handle is not None and handle.limits.memory_mb == 128
 
 
@@ -428,13 +419,16 @@ def test_a_sandbox_that_breaks_mid_run_is_an_infra_error_not_a_model_failure(sma
         name = "bubblewrap"
         confined = True
 
+        def enforced_limits(self, limits: Limits) -> list[str]:
+            return []
+
         def run(self, *a, **k):
             from engine.sandbox import SandboxImageMissing
 
             raise SandboxImageMissing("localhost/img:none")
 
     with ScriptedServer(_transcript([fenced(SPLIT_GOLD)])) as srv:
-        trial = _run_one("code_split_bill", srv, Gone(), small_bank)
+        trial = _run_one("code_split_bill", srv, SandboxHandle(Gone()), small_bank)  # type: ignore[arg-type]
     assert trial.infra and not trial.scorable and "build_image.sh" in trial.error
 
 
@@ -456,7 +450,7 @@ def _transcript(replies: list[str]):
     return transcript([Action(text=r) for r in replies])
 
 
-def _run_one(task_id: str, srv: ScriptedServer, sandbox: object, bank: Path):
+def _run_one(task_id: str, srv: ScriptedServer, sandbox: SandboxHandle | None, bank: Path):
     with tempfile.TemporaryDirectory() as tmp:
         request = RunRequest(model="scripted", endpoint=srv.url, output=Path(tmp) / "r.json", trials=1,
                              pattern=task_id, tasks_dir=bank, max_retries=0, backoff_s=0.01, show_progress=False)

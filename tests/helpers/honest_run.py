@@ -14,7 +14,7 @@ from engine.core.results import load_run_file
 from engine.core.schema import RunFile
 from engine.run.request import RunRequest
 from engine.run.runner import run_benchmark
-from engine.sandbox import make_backend
+from engine.sandbox import SandboxHandle, make_backend
 from tests.conftest import KNOWLEDGE_ANSWERS, ROOT
 from tests.helpers.scripted_server import Action, ScriptedServer
 
@@ -58,6 +58,6 @@ def make_honest_run(out: Path, model: str = "qwen3-8b", trials: int = 2) -> RunF
     with ScriptedServer(_responder(_gold_code())) as srv:
         request = RunRequest(model=model, endpoint=srv.url, output=out, trials=trials, tasks_dir=bank,
                              max_retries=0, backoff_s=0.01, show_progress=False)
-        run_benchmark(request, sandbox=backend)
+        run_benchmark(request, sandbox=SandboxHandle(backend))
     shutil.rmtree(bank)
     return load_run_file(out)

@@ -13,6 +13,7 @@ from pathlib import Path
 from engine.core.schema import TrialRecord
 from engine.run.request import RunRequest
 from engine.run.runner import run_benchmark
+from engine.sandbox import SandboxHandle
 from tests.helpers.scripted_server import Action, ScriptedServer, transcript
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -29,7 +30,8 @@ def assert_prefix_kept(requests: list[dict]) -> None:
         assert after.get("tools") == before.get("tools"), "the tool list changed between turns"
 
 
-def replay(task_id: str, replies: Sequence[Action], *, sandbox: object = None, window: int | None = None,
+def replay(task_id: str, replies: Sequence[Action], *, sandbox: SandboxHandle | None = None,
+           window: int | None = None,
            **config: object) -> TrialRecord:
     """``window``: the server says its context window is this many tokens, as llama.cpp's /props does."""
     props = {"default_generation_settings": {"n_ctx": window}} if window else None

@@ -7,9 +7,9 @@ import asyncio
 import time
 
 from engine.core.results import load_run_file
-from engine.episodes.textcheck import truncation_class
 from engine.model.client import ChatClient, ClientSettings
 from engine.model.loopstop import MIN_SPAN, LoopWatch, certainly_degenerate, cycle_span, next_check
+from engine.model.textcheck import truncation_class
 from engine.run.runner import run_benchmark
 from tests.helpers.fake_servers import FakeLlamaCpp, Say
 from tests.model.servers.conftest import run_request

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.episodes.code.module import REPORT_PREFIX, CodeBody, SandboxHandle, execute
-from engine.sandbox import Limits
+from engine.episodes.code.module import REPORT_PREFIX, CodeBody, execute
+from engine.sandbox import Limits, SandboxHandle
 
 from .conftest import get_backend
 

@@ -176,8 +176,8 @@ class Adversarial:
     version = "1"
     body_model = AdversarialBody
 
-    async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None:
-        body: AdversarialBody = task.body
+    async def run(self, task: LoadedTask[AdversarialBody], convo: Conversation, env: Env) -> None:
+        body = task.body
         if body.episode is None:
             for message in body.turns:
                 convo.add("user", message)
@@ -204,8 +204,8 @@ class Adversarial:
                     outcome = world.execute(call)
                     convo.add_tool_result(call.id, call.name, outcome.content)
 
-    def grade(self, task: LoadedTask, turns: list[Turn], env: Env) -> Grade:
-        body: AdversarialBody = task.body
+    def grade(self, task: LoadedTask[AdversarialBody], turns: list[Turn], env: Env) -> Grade:
+        body = task.body
         if body.episode is not None:
             return self._grade_tools(body.episode, turns)
         replies = [_answer(t) for t in turns if t.role == "assistant"]
@@ -272,10 +272,10 @@ class Adversarial:
         final_text = _answer(finals[-1]) if finals else ""
         return episode.grade(calls, final_text=final_text)
 
-    def required_context(self, task: LoadedTask) -> int:
+    def required_context(self, task: LoadedTask[AdversarialBody]) -> int:
         """Everything the model may be sent: system prompt, user turns, the world's tool schemas and what the
         tools can return (the seeded files and records), plus the reply budget of every call."""
-        body: AdversarialBody = task.body
+        body = task.body
         material = (task.task.system or "") + "\n".join(body.turns)
         if body.episode is not None:
             world = body.episode.new_world()

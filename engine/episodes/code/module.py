@@ -23,7 +23,6 @@ import json
 import math
 import re
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -35,6 +34,7 @@ from engine.core.schema import Grade, Turn
 from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
 from engine.episodes.code.extract import extract_code
 from engine.episodes.spec import ModuleSpec, ModuleWeights
+from engine.sandbox.handle import SandboxHandle
 
 ATTEMPT_SCORES = (1.0, 0.85, 0.70)
 #: A trial that never passes scores at most this, times the share of cases its last attempt passed.
@@ -380,16 +380,14 @@ def _reports(stdout: str) -> tuple[dict[int, dict], list[dict]]:
     return per_case, events
 
 
-def execute(body: CodeBody, code: str, sandbox: Any) -> Execution:
-    """Run ``code`` against every case of the task in ``sandbox`` and judge each call on the host."""
+def execute(body: CodeBody, code: str, sandbox: SandboxHandle | None) -> Execution:
+    """Run ``code`` against every case of the task in ``sandbox`` (at its limits) and judge each call on the
+    host."""
     if sandbox is None:
         raise NoSandbox()
-    from engine.sandbox import Limits
-
-    limits = getattr(sandbox, "limits", None) or Limits()
     files = {**body.context_files, body.filename: code}
     try:
-        result = sandbox.run(harness(body), files, limits=limits, timeout_s=body.timeout_s)
+        result = sandbox.run(harness(body), files, timeout_s=body.timeout_s)
     except UserError as exc:  # SandboxUnavailable mid-run: the host's problem, not the model's
         raise InfraError(f"the sandbox could not run the model's code: {exc}", retryable=False) from exc
     per_case, events = _reports(result.stdout)
@@ -464,66 +462,6 @@ def feedback(body: CodeBody, run: Execution) -> str:
 
 
 # --------------------------------------------------------------------------------------------------------
-# The sandbox of a run
-
-
-@dataclass
-class SandboxHandle:
-    """A checked backend with the run's limits (``--sandbox-memory``): what ``Env.sandbox`` carries."""
-
-    backend: Any
-    limits: Any
-
-    @property
-    def name(self) -> str:
-        return str(self.backend.name)
-
-    @property
-    def confined(self) -> bool:
-        return bool(getattr(self.backend, "confined", True))
-
-    def run(self, program: str, files: dict[str, str], *, limits: Any = None, timeout_s: float) -> Any:
-        return self.backend.run(program, files, limits=limits or self.limits, timeout_s=timeout_s)
-
-
-def sandbox_label(sandbox: Any) -> str:
-    """What the result file records: the backend's name and whether it confines the code."""
-    confined = bool(getattr(sandbox, "confined", True))
-    return f"{sandbox.name} ({'confined' if confined else 'NOT confined'})"
-
-
-def open_sandbox(
-    name: str | None,
-    allow_unsandboxed: bool,
-    memory_mb: int,
-    candidates: Sequence[Any] | None = None,
-) -> tuple[SandboxHandle | None, str]:
-    """Choose the run's sandbox once, fail-closed. Returns the handle and its label, or ``None`` and the
-    reason the code tasks are skipped (which says how to install a sandbox).
-
-    A backend named with ``--sandbox`` that does not work stops the run (``SandboxUnavailable`` is a
-    ``UserError``): the person asked for it. A missing container image is the host's problem, not the
-    model's: the code tasks are skipped with the message that says how to build it.
-    """
-    from engine.sandbox import Limits, SandboxImageMissing, SandboxUnavailable, select_backend
-
-    limits = Limits(memory_mb=memory_mb)
-    try:
-        backend = select_backend(name, allow_unsandboxed, candidates=candidates)
-    except SandboxImageMissing as exc:
-        return None, str(exc)
-    except SandboxUnavailable as exc:
-        if name is not None:
-            raise
-        return None, str(exc)
-    handle = SandboxHandle(backend, limits)
-    if not handle.confined:
-        print("warning: --allow-unsandboxed: no sandbox works here, so model-written code runs on this host "
-              "WITHOUT confinement; the result file records it", file=sys.stderr)
-    return handle, sandbox_label(handle)
-
-
-# --------------------------------------------------------------------------------------------------------
 # The module
 
 
@@ -561,8 +499,8 @@ class CodeModule:
         )
         return "\n\n".join(parts)
 
-    async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None:
-        body: CodeBody = task.body
+    async def run(self, task: LoadedTask[CodeBody], convo: Conversation, env: Env) -> None:
+        body = task.body
         if env.sandbox is None:
             raise NoSandbox()
         convo.add("user", self.prompt(body))
@@ -581,8 +519,8 @@ class CodeModule:
         """The reply text of each attempt, in order, at most ``max_attempts`` of them."""
         return [t.content for t in turns if t.role == "assistant"][: body.max_attempts]
 
-    def grade(self, task: LoadedTask, turns: list[Turn], env: Env) -> Grade:
-        body: CodeBody = task.body
+    def grade(self, task: LoadedTask[CodeBody], turns: list[Turn], env: Env) -> Grade:
+        body = task.body
         if env.sandbox is None:
             raise NoSandbox()
         replies = self.attempts(body, turns)
@@ -600,7 +538,7 @@ class CodeModule:
             if run.passed:
                 break
         passed_at = next((i + 1 for i, r in enumerate(runs) if r.passed), None)
-        backend = next((r.backend for r in runs if r.backend), getattr(env.sandbox, "name", None))
+        backend = next((r.backend for r in runs if r.backend), env.sandbox.name)
         details: dict[str, Any] = {
             "first_try_pass": passed_at == 1,
             "attempts": len(runs),
@@ -622,8 +560,8 @@ class CodeModule:
         return Grade(score=score, passed=False, breakdown=breakdown, details=details,
                      reason=_reason(last, len(runs)))
 
-    def required_context(self, task: LoadedTask) -> int:
-        body: CodeBody = task.body
+    def required_context(self, task: LoadedTask[CodeBody]) -> int:
+        body = task.body
         shown = self.prompt(body)
         per_attempt = task.task.max_tokens + 400  # the reply, then the feedback on it
         return estimate_tokens(shown + (task.task.system or "")) + body.max_attempts * per_attempt + 256

@@ -63,17 +63,17 @@ class Format:
     version = "1"
     body_model = FormatBody
 
-    async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None:
+    async def run(self, task: LoadedTask[FormatBody], convo: Conversation, env: Env) -> None:
         convo.add("user", task.body.prompt)
         await convo.ask()
 
-    def grade(self, task: LoadedTask, turns: list[Turn], env: Env) -> Grade:
-        body: FormatBody = task.body
+    def grade(self, task: LoadedTask[FormatBody], turns: list[Turn], env: Env) -> Grade:
+        body = task.body
         if not any(t.role == "assistant" for t in turns):
             return Grade(score=0.0, passed=False, reason="the model never replied")
         return grade_outcomes(run_checks(last_assistant_text(turns), list(body.checks)))
 
-    def required_context(self, task: LoadedTask) -> int:
+    def required_context(self, task: LoadedTask[FormatBody]) -> int:
         return default_required_context(task)
 
 

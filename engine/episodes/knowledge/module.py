@@ -213,12 +213,12 @@ class Knowledge:
             text += f"\n\n```python\n{body.program.rstrip()}\n```"
         return text + INSTRUCTION
 
-    async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None:
+    async def run(self, task: LoadedTask[KnowledgeBody], convo: Conversation, env: Env) -> None:
         convo.add("user", self.prompt(task.body))
         await convo.ask()
 
-    def grade(self, task: LoadedTask, turns: list[Turn], env: Env) -> Grade:
-        body: KnowledgeBody = task.body
+    def grade(self, task: LoadedTask[KnowledgeBody], turns: list[Turn], env: Env) -> Grade:
+        body = task.body
         reply = last_assistant_text(turns)
         verdict = judge(reply, body)
         details = {"answer_given": verdict.given[:200]} if verdict.given is not None else {}
@@ -228,7 +228,7 @@ class Knowledge:
         return Grade(score=score, passed=verdict.passed, breakdown={"correct": score}, reason=verdict.reason,
                      details=details, unsure=unsure)
 
-    def required_context(self, task: LoadedTask) -> int:
+    def required_context(self, task: LoadedTask[KnowledgeBody]) -> int:
         return default_required_context(task)
 
 

@@ -256,12 +256,12 @@ class LongContext:
     version = f"1+haystack{HAYSTACK_VERSION}"
     body_model = LongContextBody
 
-    async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None:
+    async def run(self, task: LoadedTask[LongContextBody], convo: Conversation, env: Env) -> None:
         convo.add("user", prompt(task.body))
         await convo.ask()
 
-    def grade(self, task: LoadedTask, turns: list[Turn], env: Env) -> Grade:
-        body: LongContextBody = task.body
+    def grade(self, task: LoadedTask[LongContextBody], turns: list[Turn], env: Env) -> Grade:
+        body = task.body
         replies = [t for t in turns if t.role == "assistant"]
         # Reasoning never counts: strip it again in case the stored content still holds a <think> block.
         text = split_reasoning(replies[-1].content)[0] if replies else ""
@@ -278,7 +278,7 @@ class LongContext:
         return Grade(score=score, passed=verdict.passed, breakdown={"correct": score}, reason=verdict.reason,
                      details=details, unsure=unsure)
 
-    def required_context(self, task: LoadedTask) -> int:
+    def required_context(self, task: LoadedTask[LongContextBody]) -> int:
         """Exactly the prompt this task sends (estimated generously), its reply budget and a margin for the
         chat template."""
         return estimate_tokens(prompt(task.body)) + task.task.max_tokens * task.task.max_turns + 64

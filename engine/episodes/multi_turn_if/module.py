@@ -98,14 +98,14 @@ class MultiTurnIf:
     version = "1"
     body_model = MultiTurnBody
 
-    async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None:
-        body: MultiTurnBody = task.body
+    async def run(self, task: LoadedTask[MultiTurnBody], convo: Conversation, env: Env) -> None:
+        body = task.body
         for turn in body.turns:
             convo.add("user", turn.user)
             await convo.ask()
 
-    def grade(self, task: LoadedTask, turns: list[Turn], env: Env) -> Grade:
-        body: MultiTurnBody = task.body
+    def grade(self, task: LoadedTask[MultiTurnBody], turns: list[Turn], env: Env) -> Grade:
+        body = task.body
         replies = [t.content for t in turns if t.role == "assistant"]
         outcomes: dict[str, tuple[bool, str]] = {}
         for n, (turn, rules) in enumerate(zip(body.turns, body.in_force(), strict=True), start=1):
@@ -122,9 +122,9 @@ class MultiTurnIf:
         grade.details["failed_turns"] = failed_turns
         return grade
 
-    def required_context(self, task: LoadedTask) -> int:
+    def required_context(self, task: LoadedTask[MultiTurnBody]) -> int:
         # The last request carries every earlier reply, so every turn's budget counts, not only four.
-        body: MultiTurnBody = task.body
+        body = task.body
         extra = task.task.max_tokens * max(0, len(body.turns) - min(task.task.max_turns, 4))
         return default_required_context(task) + extra
 

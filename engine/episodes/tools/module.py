@@ -103,8 +103,8 @@ class Tools:
     version = "1"
     body_model = ToolsBody
 
-    async def run(self, task: LoadedTask, convo: Conversation, env: Env) -> None:
-        body: ToolsBody = task.body
+    async def run(self, task: LoadedTask[ToolsBody], convo: Conversation, env: Env) -> None:
+        body = task.body
         world = body.new_world()
         schemas = world.tool_schemas()
         # The task's own system message (if any) goes first; the module's instructions follow it, in one
@@ -123,8 +123,8 @@ class Tools:
                 outcome = execute(world, call)
                 convo.add_tool_result(call.id, call.name, outcome.content)
 
-    def grade(self, task: LoadedTask, turns: list[Turn], env: Env) -> Grade:
-        body: ToolsBody = task.body
+    def grade(self, task: LoadedTask[ToolsBody], turns: list[Turn], env: Env) -> Grade:
+        body = task.body
         seen = read_transcript(turns)
         replay = body.replay(seen.calls)
         # What the model was told before it acted: an identifier from here is not invented.
@@ -153,10 +153,10 @@ class Tools:
             notes.append(f"{seen.text_calls} call(s) written as text")
         return build_grade(found, notes)
 
-    def required_context(self, task: LoadedTask) -> int:
+    def required_context(self, task: LoadedTask[ToolsBody]) -> int:
         """System message, tool schemas (sent again in ``tools``), the request, the state read back up to
         twice through tool results, a small envelope per budgeted call, and two replies' worth of tokens."""
-        body: ToolsBody = task.body
+        body = task.body
         world = body.new_world()
         schemas = json.dumps(world.tool_schemas(), ensure_ascii=False)
         fixed = system_prompt(world, task.task.system) + schemas + body.prompt
