@@ -14,16 +14,12 @@ from engine.index.data import entry_to_yaml
 from engine.index.index import build_index
 from engine.index.schema import AASpeed, Attention, Pricing, SpeedRun
 from engine.publish.board import board_from_dir
-from engine.publish.site.index_macros import (
-    WEEKLY_SYNC,
-    IndexSite,
-    correction_url,
-    define_index_macros,
-    render_calculator_html,
-    render_scatter_svg,
-    render_table_html,
-    table_rows,
-)
+from engine.publish.site.index_calculator import render_calculator_html
+from engine.publish.site.index_charts import render_scatter_svg
+from engine.publish.site.index_common import WEEKLY_SYNC
+from engine.publish.site.index_macros import IndexSite, define_index_macros
+from engine.publish.site.index_model_page import correction_url
+from engine.publish.site.index_table import render_table_html, table_rows
 from tests.helpers.fleet import make_fleet
 
 from .helpers import entry, score

@@ -8,16 +8,11 @@ from pathlib import Path
 from engine.index.data import entry_to_yaml
 from engine.index.index import build_index
 from engine.index.schema import Attention, Pricing
-from engine.publish.site.index_macros import (
-    calculator_json,
-    chart_points,
-    define_index_macros,
-    model_page_data,
-    render_model_html,
-    render_scatter_svg,
-    render_table_html,
-    table_rows,
-)
+from engine.publish.site.index_calculator import calculator_json
+from engine.publish.site.index_charts import chart_points, render_scatter_svg
+from engine.publish.site.index_macros import define_index_macros
+from engine.publish.site.index_model_page import model_page_data, render_model_html
+from engine.publish.site.index_table import render_table_html, table_rows
 
 from .helpers import DAY, entry, score
 
@@ -131,7 +126,8 @@ def test_define_index_macros_registers_callables(tmp_path: Path):
 
 
 def test_an_excluded_benchmark_is_never_estimated_and_the_page_says_so():
-    from engine.publish.site.index_macros import cell, model_page_data, render_model_html
+    from engine.publish.site.index_model_page import model_page_data, render_model_html
+    from engine.publish.site.index_table import cell
 
     entries = [
         entry(

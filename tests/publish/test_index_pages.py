@@ -17,7 +17,8 @@ from engine.core.results import load_run_file, write_run_file
 from engine.index.data import entry_to_yaml
 from engine.publish.board import board_from_dir
 from engine.publish.site.hooks import index_model_page, model_page
-from engine.publish.site.index_macros import IndexSite, plan_model_pages
+from engine.publish.site.index_macros import IndexSite
+from engine.publish.site.index_page_plan import plan_model_pages
 from tests.helpers.fleet import make_fleet
 from tests.index.helpers import entry, score
 from tests.publish.conftest import free_port, mkdocs_build, serve
