@@ -1,14 +1,15 @@
-"""The Index charts: the index against parameters, price or speed, as static inline SVG.
-"""
+"""The Index charts: the index against parameters, price or speed, as static inline SVG."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from engine.index.index import IndexResult
 from engine.index.schema import REGIONS
 from engine.publish.html import esc
+from engine.publish.index_view import DIGITS, num_text
 from engine.publish.site.index_common import WEEKLY_SYNC
 
 CHART_LABELS = {
@@ -18,8 +19,17 @@ CHART_LABELS = {
 }
 
 
+@dataclass(frozen=True)
+class ChartPoint:
+    id: str
+    name: str
+    x: float
+    y: float  # the index, to two places: where the dot sits
+    text: str  # the index as the table and the model page show it
+    region: str
 
-def chart_points(result: IndexResult, x: str) -> list[dict]:
+
+def chart_points(result: IndexResult, x: str) -> list[ChartPoint]:
     """Points of a chart of the index against ``x``: "params" (total, B) or "price" (blended $/M)."""
     points = []
     for row in result.rows:
@@ -38,22 +48,21 @@ def chart_points(result: IndexResult, x: str) -> list[dict]:
             value = entry.pricing.blended_per_m
         else:
             raise ValueError(f"unknown chart axis {x!r}")
-        points.append(
-            {"id": entry.id, "name": entry.name, "x": value, "y": round(row.index, 2), "region": entry.region}
-        )
+        text = num_text(round(row.index, DIGITS))
+        points.append(ChartPoint(entry.id, entry.name, value, round(row.index, 2), text, entry.region))
     return points
 
 
-def render_scatter_svg(points: list[dict], x_label: str, width: int = 720, height: int = 420) -> str:
+def render_scatter_svg(points: list[ChartPoint], x_label: str, width: int = 720, height: int = 420) -> str:
     """A static scatter (log x axis) as inline SVG: no script, no outside request."""
     if not points:
         return f'<p class="sli-empty">No model has this figure yet: {WEEKLY_SYNC} fills this chart.</p>'
     left, right, top, bottom = 56, 16, 16, 48
-    xs = [math.log10(p["x"]) for p in points]
+    xs = [math.log10(p.x) for p in points]
     x_lo, x_hi = math.floor(min(xs)), math.ceil(max(xs))
     if x_hi == x_lo:
         x_hi += 1
-    y_lo, y_hi = 0.0, max(10.0, math.ceil(max(p["y"] for p in points) / 10) * 10)
+    y_lo, y_hi = 0.0, max(10.0, math.ceil(max(p.y for p in points) / 10) * 10)
 
     def px(v: float) -> float:
         return left + (math.log10(v) - x_lo) / (x_hi - x_lo) * (width - left - right)
@@ -75,9 +84,9 @@ def render_scatter_svg(points: list[dict], x_label: str, width: int = 720, heigh
         parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{v}</text>')
     for p in points:
         parts.append(
-            f'<circle cx="{px(p["x"]):.1f}" cy="{py(p["y"]):.1f}" r="4" '
-            f'data-region="{esc(p["region"])}"><title>{esc(p["name"])}: {p["y"]:.1f} '
-            f"at {esc(format(p['x'], 'g'))}</title></circle>"
+            f'<circle cx="{px(p.x):.1f}" cy="{py(p.y):.1f}" r="4" '
+            f'data-region="{esc(p.region)}"><title>{esc(p.name)}: {esc(p.text)} '
+            f"at {esc(format(p.x, 'g'))}</title></circle>"
         )
     parts.append(f'<text x="{(width + left) / 2:.0f}" y="{height - 8}" text-anchor="middle">{esc(x_label)}</text>')
     parts.append(
@@ -85,7 +94,7 @@ def render_scatter_svg(points: list[dict], x_label: str, width: int = 720, heigh
         f'{(height - bottom) / 2:.0f})" text-anchor="middle">Small LM Index</text>'
     )
     parts.append("</svg>")
-    return "".join(parts) + chart_legend(sorted({p["region"] for p in points}, key=REGIONS.index))
+    return "".join(parts) + chart_legend(sorted({p.region for p in points}, key=REGIONS.index))
 
 
 def chart_legend(regions: Sequence[str]) -> str:

@@ -22,7 +22,7 @@ from engine.publish.board import Board
 from engine.publish.site.context import site_board
 from engine.publish.site.index_calculator import render_calculator_html
 from engine.publish.site.index_charts import CHART_LABELS, chart_points, render_scatter_svg
-from engine.publish.site.index_model_page import model_page_data, render_model_html
+from engine.publish.site.index_model_page import ModelPage, model_page_data, render_model_html
 from engine.publish.site.index_page_plan import plan_model_pages
 from engine.publish.site.index_table import render_front_html, render_table_html, table_rows
 from engine.publish.site.own_runs import OwnRun, own_runs_from_board
@@ -68,7 +68,7 @@ class IndexSite:
     def model_ids(self) -> list[str]:
         return [e.id for e in self.entries()]
 
-    def model_data(self, model_id: str) -> dict:
+    def model_data(self, model_id: str) -> ModelPage:
         return model_page_data(self.result(), model_id, self.own_runs(), self.repo_url)
 
     def model_html(self, model_id: str) -> str:
@@ -116,7 +116,7 @@ def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
     def index_front(limit: int = 5) -> str:
         page = getattr(env, "page", None)
         root = "../" * (getattr(page, "url", "") or "").count("/")
-        rows = [r for r in table_rows(site.result()) if r["rank"] is not None][:limit]
+        rows = [r for r in table_rows(site.result()) if r.rank is not None][:limit]
         return render_front_html(rows, page_folders(), root, len(site.result().rows))
 
     @env.macro

@@ -5,44 +5,57 @@ link to report a wrong figure.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from engine.index.data import lab_scores
 from engine.index.index import IndexResult
-from engine.index.provenance import UNCHECKED_WHY, unchecked_reason
-from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS, ModelEntry
+from engine.index.provenance import UNCHECKED_WHY
+from engine.index.schema import ModelEntry
 from engine.publish.glossary import aa_title
 from engine.publish.html import esc
-from engine.publish.site.index_common import LABELS, WEEKLY_SYNC, num_text
+from engine.publish.index_view import CORE_MARK, Figure, IndexView, index_view
+from engine.publish.site.index_common import WEEKLY_SYNC
 from engine.publish.site.own_runs import OwnRun, runs_for
 
 
-def speed_facts(entry: ModelEntry) -> dict | None:
+@dataclass(frozen=True)
+class SpeedFacts:
+    """The speed a model page shows and where it comes from."""
+
+    kind: str  # "measured" (ours) or "aa" (Artificial Analysis's median)
+    output_tokens_per_s: float | None
+    ttft_s: float | None
+    source: str
+    source_url: str | None
+    date: str
+
+
+def speed_facts(entry: ModelEntry) -> SpeedFacts | None:
     """The speed a model page shows: our measurement when we have one, else Artificial Analysis's median."""
     if entry.speed is not None:
         s = entry.speed
-        return {
-            "kind": "measured",
-            "output_tokens_per_s": s.output_tokens_per_s,
-            "ttft_s": s.ttft_s,
-            "source": (
+        return SpeedFacts(
+            kind="measured",
+            output_tokens_per_s=s.output_tokens_per_s,
+            ttft_s=s.ttft_s,
+            source=(
                 f"our measurement: median of {s.runs} streamed runs of one fixed prompt "
                 f"({s.prompt_tokens or '?'} prompt tokens, up to {s.max_output_tokens} output tokens) "
                 f"through {s.endpoint}, served by {s.provider}, {s.measured.isoformat()}"
             ),
-            "source_url": None,
-            "date": s.measured.isoformat(),
-        }
+            source_url=None,
+            date=s.measured.isoformat(),
+        )
     if entry.aa_speed is not None:
         a = entry.aa_speed
-        return {
-            "kind": "aa",
-            "output_tokens_per_s": a.output_tokens_per_s,
-            "ttft_s": a.ttft_s,
-            "source": f"Artificial Analysis, median across the providers they measure (synced {a.synced})",
-            "source_url": a.source_url,
-            "date": a.synced.isoformat(),
-        }
+        return SpeedFacts(
+            kind="aa",
+            output_tokens_per_s=a.output_tokens_per_s,
+            ttft_s=a.ttft_s,
+            source=f"Artificial Analysis, median across the providers they measure (synced {a.synced})",
+            source_url=a.source_url,
+            date=a.synced.isoformat(),
+        )
     return None
 
 
@@ -63,168 +76,120 @@ def correction_url(repo_url: str | None, model_id: str | None = None, model_name
     return f"{repo_url.rstrip('/')}/issues/new?{query}"
 
 
+@dataclass(frozen=True)
+class ModelPage:
+    """Everything one model's index section shows: its view (numbers rounded once) and the facts around it."""
+
+    view: IndexView
+    entry: ModelEntry
+    speed: SpeedFacts | None
+    own_runs: tuple[OwnRun, ...]
+    sources: tuple[str, ...]  # every document a figure of the model cites, once
+    correction_url: str | None
+
+    @property
+    def reported(self) -> tuple[Figure, ...]:
+        return self.view.reported
+
+    @property
+    def estimated(self) -> tuple[Figure, ...]:
+        return self.view.estimated
+
+
 def model_page_data(
     result: IndexResult,
     model_id: str,
     own_runs: Sequence[OwnRun] = (),
     repo_url: str | None = None,
-) -> dict:
+) -> ModelPage:
     row = result.row(model_id)
     if row is None:
         raise KeyError(model_id)
     entry = row.entry
-    lab_own = lab_scores(entry)
-    reported, estimated = [], []
-    for bench in ALL_BENCHMARKS:
-        score = row.chosen.get(bench)
-        if score is not None:
-            replaced = lab_own.get(bench) if score.measured_by == "independent" else None
-            reported.append(
-                {
-                    "benchmark": bench,
-                    "core": bench in CORE_BENCHMARKS,
-                    "value": score.value,
-                    "label": LABELS[score.measured_by],
-                    "kind": score.measured_by,
-                    "variant": score.variant,
-                    "evaluator": score.evaluator,
-                    "source_url": score.source_url,
-                    "checked": None if score.checked is None else score.checked.isoformat(),
-                    "unchecked": unchecked_reason(score),
-                    "unreadable": score.unreadable,
-                    "secondary_url": score.secondary_url,
-                    "needs_verification": score.needs_verification,
-                    "lab_value": None if replaced is None else replaced.value,
-                }
-            )
-        elif bench in row.estimates:
-            est = row.estimates[bench]
-            estimated.append(
-                {
-                    "benchmark": bench,
-                    "core": bench in CORE_BENCHMARKS,
-                    "value": round(est.value, 1),
-                    "low": round(est.low, 1),
-                    "high": round(est.high, 1),
-                    "capped": est.capped,
-                    "item": est.item,
-                }
-            )
-    not_estimated = [
-        {"benchmark": b, "reason": why} for b, why in result.excluded.items() if b not in row.chosen
-    ]
-    earlier = None
-    if entry.earlier_version is not None:
-        earlier = {
-            "name": entry.earlier_version.name,
-            "scores": [
-                {"benchmark": s.benchmark, "value": s.value, "source_url": s.link}
-                for s in entry.earlier_version.scores
-            ],
-        }
-    sources = sorted({s.link for s in entry.scores})
-    return {
-        "id": entry.id,
-        "name": entry.name,
-        "lab": entry.lab,
-        "region": entry.region,
-        "size_class": entry.size_class,
-        "total_params_b": entry.total_params_b,
-        "active_params_b": entry.active_params_b,
-        "fully_open": entry.fully_open,
-        "fine_tune_of": entry.fine_tune_of,
-        "hf_repo": entry.hf_repo,
-        "checked": None if entry.checked is None else entry.checked.isoformat(),
-        "verified": sum(1 for s in entry.scores if s.verified),
-        "index_text": num_text(row.index),
-        "range_text": "" if row.index is None else f"{row.index_low:.1f}–{row.index_high:.1f}",
-        "core_text": f"{row.core_count}/6",
-        "reported": reported,
-        "estimated": estimated,
-        "not_estimated": not_estimated,
-        "earlier": earlier,
-        "sources": sources,
-        "pricing": None if entry.pricing is None else entry.pricing.model_dump(mode="json"),
-        "hub": None if entry.hub is None else entry.hub.model_dump(mode="json"),
-        "needs_verification": sum(1 for s in entry.scores if s.needs_verification),
-        "speed": speed_facts(entry),
-        "own_runs": [r.__dict__ | {"label": r.label} for r in runs_for(entry, own_runs)],
-        "correction_url": correction_url(repo_url, entry.id, entry.name),
-    }
+    return ModelPage(
+        view=index_view(result, row),
+        entry=entry,
+        speed=speed_facts(entry),
+        own_runs=tuple(runs_for(entry, own_runs)),
+        sources=tuple(sorted({s.link for s in entry.scores})),
+        correction_url=correction_url(repo_url, entry.id, entry.name),
+    )
 
 
-def render_model_html(data: dict) -> str:
-    out = [f'<div class="sli-model" data-model="{esc(data["id"])}">']
-    rng = f' <span class="sli-range">(likely {esc(data["range_text"])})</span>' if data["range_text"] else ""
+def render_model_html(data: ModelPage) -> str:
+    view, entry = data.view, data.entry
+    out = [f'<div class="sli-model" data-model="{esc(view.id)}">']
+    rng = f' <span class="sli-range">(likely {esc(view.range_text)})</span>' if view.range_text else ""
     out.append(
-        f'<p class="sli-headline">Small LM Index <strong>{esc(data["index_text"])}</strong>{rng} · '
-        f"{esc(data['core_text'])} core benchmarks reported · {esc(data['lab'])} · {esc(data['region'])} · "
-        f"{esc(format(data['total_params_b'], 'g'))}B</p>"
+        f'<p class="sli-headline">Small LM Index <strong>{esc(view.index_text)}</strong>{rng} · '
+        f"{esc(view.core_text)} core benchmarks reported · {esc(entry.lab)} · {esc(entry.region)} · "
+        f"{esc(format(entry.total_params_b, 'g'))}B</p>"
     )
     out.append(
         '<div class="sli-scroll" tabindex="0" role="region" aria-label="reported scores">'
         '<table class="sli-scores"><thead><tr><th>Benchmark</th><th>Score</th><th>Label</th>'
         "<th>Variant</th><th>Source</th></tr></thead><tbody>"
     )
-    for s in data["reported"]:
-        label = s["label"] + (f": {s['evaluator']}" if s["evaluator"] else "")
-        lab_note = f"<br><small>lab reported {esc(s['lab_value'])}</small>" if s["lab_value"] is not None else ""
-        flag = ' <small class="sli-verify">needs verification</small>' if s["needs_verification"] else ""
+    for s in view.reported:
+        label = s.label + (f": {s.evaluator}" if s.evaluator else "")
+        lab_note = f"<br><small>lab reported {esc(s.lab_value)}</small>" if s.lab_value is not None else ""
+        flag = ' <small class="sli-verify">needs verification</small>' if s.needs_verification else ""
         out.append(
-            f'<tr class="sli-{esc(s["kind"])}"><td>{esc(s["benchmark"])}{" ★" if s["core"] else ""}</td>'
-            f"<td>{esc(format(s['value'], '.1f'))}{lab_note}</td>"
-            f'<td title="{esc(label)}">{esc(s["label"])}</td>'
-            f"<td{aa_title(s['variant'] or '')}>{esc(s['variant'] or '')}</td>"
+            f'<tr class="sli-{esc(s.kind)}"><td>{esc(s.benchmark)}{" " + CORE_MARK if s.core else ""}</td>'
+            f"<td>{esc(s.text)}{lab_note}</td>"
+            f'<td title="{esc(label)}">{esc(s.label)}</td>'
+            f"<td{aa_title(s.variant or '')}>{esc(s.variant or '')}</td>"
             f"<td>{source_cell(s)}{flag}</td></tr>"
         )
-    for r in data.get("own_runs", []):
-        score = "—" if r["pass_k"] is None else format(r["pass_k"], ".1f")
+    for r in data.own_runs:
+        score = "—" if r.pass_k is None else format(r.pass_k, ".1f")
         out.append(
-            f'<tr class="sli-ours"><td>{esc(r["label"])}</td><td>{esc(score)}</td>'
+            f'<tr class="sli-ours"><td>{esc(r.label)}</td><td>{esc(score)}</td>'
             f'<td title="run on our own harness">Our measurement</td>'
-            f"<td><small>{esc(r['settings'])}; {esc(r['tasks_scored'])} tasks scored</small></td>"
-            f"<td><code>{esc(r['file'])}</code></td></tr>"
+            f"<td><small>{esc(r.settings)}; {esc(r.tasks_scored)} tasks scored</small></td>"
+            f"<td><code>{esc(r.file)}</code></td></tr>"
         )
     out.append("</tbody></table></div>")
     out.append(
         '<p class="sli-note"><small>★ one of the six core benchmarks; the index averages those it can estimate '
         "(see the methodology). Every score is on the 0–100 scale.</small></p>"
     )
-    if data.get("own_runs"):
+    if data.own_runs:
         out.append(
             '<p class="sli-note"><small>Our measurement is small-llm-bench\'s pass^k (0–100) from our '
             "own run of the model, the figure its leaderboard row shows (on the judged verdicts where the run "
             "was judged); it is not one of the index's benchmarks and does not enter the index.</small></p>"
         )
-    out.append(render_speed_html(data.get("speed")))
-    if data["estimated"]:
+    out.append(render_speed_html(data.speed))
+    if view.estimated:
         out.append('<h3>Not reported: estimated</h3><ul class="sli-estimates">')
-        for e in data["estimated"]:
-            capped = " (capped at the best reported score)" if e["capped"] else ""
-            name = e["benchmark"] + (f" (as {e['item']})" if e.get("item") else "")
+        for e in view.estimated:
+            capped = " (capped at the best reported score)" if e.capped else ""
+            name = e.benchmark + (f" (as {e.item})" if e.item else "")
             out.append(
-                f'<li class="sli-estimated">{esc(name)}: {esc(format(e["value"], ".1f"))} '
-                f"<small>likely {esc(format(e['low'], '.1f'))}–{esc(format(e['high'], '.1f'))}"
+                f'<li class="sli-estimated">{esc(name)}: {esc(e.text)} '
+                f"<small>likely {esc(e.range_text)}"
                 f"{esc(capped)}</small></li>"
             )
         out.append("</ul>")
-    if data.get("not_estimated"):
-        names = ", ".join(esc(n["benchmark"]) for n in data["not_estimated"])
+    if view.not_estimated:
+        names = ", ".join(esc(bench) for bench, _ in view.not_estimated)
         out.append(
             f'<p class="sli-note"><small>Not reported and not estimated: {names}. Its held-out estimates were '
             "no better than knowing nothing, so the index leaves it out of its average for every model (see the "
             "methodology).</small></p>"
         )
     # The section the methodology describes is on every page, so a reader knows where to look for one.
-    if data["earlier"]:
+    earlier = entry.earlier_version
+    if earlier is not None:
         out.append(
-            f'<h3 id="earlier-version">Earlier version: {esc(data["earlier"]["name"])}</h3><p><small>Context only: '
+            f'<h3 id="earlier-version">Earlier version: {esc(earlier.name)}</h3><p><small>Context only: '
             "these never count toward the index.</small></p><ul>"
         )
-        for s in data["earlier"]["scores"]:
+        for e in earlier.scores:
             out.append(
-                f"<li>{esc(s['benchmark'])}: {esc(s['value'])} "
-                f'(<a href="{esc(s["source_url"])}" rel="nofollow">source</a>)</li>'
+                f"<li>{esc(e.benchmark)}: {esc(e.value)} "
+                f'(<a href="{esc(e.link)}" rel="nofollow">source</a>)</li>'
             )
         out.append("</ul>")
     else:
@@ -237,39 +202,39 @@ def render_model_html(data: dict) -> str:
         f"<p><small>{esc(checked_line(data))}</small></p><h3>Sources</h3>"
         '<ol class="sli-sources">'
     )
-    out.extend(f'<li><a href="{esc(u)}" rel="nofollow">{esc(u)}</a></li>' for u in data["sources"])
+    out.extend(f'<li><a href="{esc(u)}" rel="nofollow">{esc(u)}</a></li>' for u in data.sources)
     out.append("</ol>")
-    if data.get("correction_url"):
+    if data.correction_url:
         out.append(
-            f'<p class="sli-correct"><a href="{esc(data["correction_url"])}" rel="nofollow">Report a wrong '
+            f'<p class="sli-correct"><a href="{esc(data.correction_url)}" rel="nofollow">Report a wrong '
             "figure for this model</a> (a link to the source is required).</p>"
         )
     out.append("</div>")
     return "".join(out)
 
 
-def source_cell(s: dict) -> str:
+def source_cell(s: Figure) -> str:
     """The primary document's link with the date it was checked, or the copy the figure was read from."""
     parts = []
-    if s["source_url"]:
-        parts.append(f'<a href="{esc(s["source_url"])}" rel="nofollow">source</a>')
-    if s.get("secondary_url"):
-        parts.append(f'<a href="{esc(s["secondary_url"])}" rel="nofollow">read from a copy</a>')
-    if s.get("checked"):
-        parts.append(f"<small>checked {esc(s['checked'])}</small>")
-    elif s.get("unreadable"):
-        parts.append(f"<small>not readable here: {esc(s['unreadable'])}</small>")
+    if s.source_url:
+        parts.append(f'<a href="{esc(s.source_url)}" rel="nofollow">source</a>')
+    if s.secondary_url:
+        parts.append(f'<a href="{esc(s.secondary_url)}" rel="nofollow">read from a copy</a>')
+    if s.checked:
+        parts.append(f"<small>checked {esc(s.checked)}</small>")
+    elif s.unreadable:
+        parts.append(f"<small>not readable here: {esc(s.unreadable)}</small>")
     return " · ".join(parts)
 
 
-def checked_line(data: dict) -> str:
+def checked_line(data: ModelPage) -> str:
     """How many of the figures shown were compared with their primary document, and why the others were not.
 
     The date is the latest check of a figure shown, never of one this page does not show (a lab's figure an
     independent one replaced), so "none checked" never comes with a date.
     """
-    shown = data["reported"]
-    dates = sorted(s["checked"] for s in shown if s.get("checked"))
+    shown = data.reported
+    dates = sorted(s.checked for s in shown if s.checked)
     if not shown:
         return "No figure is reported for this model."
     if dates:
@@ -281,24 +246,24 @@ def checked_line(data: dict) -> str:
         head = f"None of the {len(shown)} figures shown has been checked against its primary document yet."
     counts: dict[str, int] = {}
     for s in shown:
-        if s.get("unchecked"):
-            counts[s["unchecked"]] = counts.get(s["unchecked"], 0) + 1
+        if s.unchecked:
+            counts[s.unchecked] = counts.get(s.unchecked, 0) + 1
     parts = [f"{n} {UNCHECKED_WHY[why]}" for why, n in counts.items()]
     return head + ("" if not parts else " Unchecked: " + "; ".join(parts) + ".")
 
 
-def render_speed_html(speed: dict | None) -> str:
+def render_speed_html(speed: SpeedFacts | None) -> str:
     if speed is None:
         return (
             '<h3>Speed</h3><p class="sli-speed sli-speed-none">No speed figure yet: we have not measured this '
             f"model, and {WEEKLY_SYNC} adds Artificial Analysis's median once they list it.</p>"
         )
-    tps = "—" if speed["output_tokens_per_s"] is None else f"{speed['output_tokens_per_s']:.1f} tokens/s"
-    ttft = "—" if speed["ttft_s"] is None else f"{speed['ttft_s']:.2f} s"
-    source = esc(speed["source"])
-    if speed["source_url"]:
-        source = f'<a href="{esc(speed["source_url"])}" rel="nofollow">{source}</a>'
+    tps = "—" if speed.output_tokens_per_s is None else f"{speed.output_tokens_per_s:.1f} tokens/s"
+    ttft = "—" if speed.ttft_s is None else f"{speed.ttft_s:.2f} s"
+    source = esc(speed.source)
+    if speed.source_url:
+        source = f'<a href="{esc(speed.source_url)}" rel="nofollow">{source}</a>'
     return (
-        f'<h3>Speed</h3><p class="sli-speed sli-speed-{esc(speed["kind"])}">Output {esc(tps)} · '
+        f'<h3>Speed</h3><p class="sli-speed sli-speed-{esc(speed.kind)}">Output {esc(tps)} · '
         f"time to first token {esc(ttft)}<br><small>Source: {source}</small></p>"
     )

@@ -1,13 +1,15 @@
-"""The Index leaderboard table and the front page's part of it: rows, cells, marks and their HTML.
-"""
+"""The Index leaderboard table and the front page's part of it: rows, cells, marks and their HTML."""
 
 from __future__ import annotations
 
-from engine.index.index import IndexResult, IndexRow
+from dataclasses import dataclass
+
+from engine.index.index import IndexResult
 from engine.index.schema import CORE_BENCHMARKS, REGIONS, SIZE_CLASS_LIMITS
 from engine.publish.glossary import size_class_definitions, title_attr
 from engine.publish.html import esc
-from engine.publish.site.index_common import LABELS, WEEKLY_SYNC, num_text
+from engine.publish.index_view import KIND_MARKS, IndexView, index_view, num_text
+from engine.publish.site.index_common import WEEKLY_SYNC
 
 SHORT = {
     "MMLU-Pro": "MMLU-Pro",
@@ -20,67 +22,84 @@ SHORT = {
 SIZE_CLASSES = tuple(label for label, _ in SIZE_CLASS_LIMITS)
 
 
-def cell(row: IndexRow, bench: str, excluded: dict[str, str] | None = None) -> dict:
-    """One benchmark cell: the shown text, its kind and a hover title. ``excluded``: the core benchmarks the
-    index does not estimate (a model that does not report one shows "—" saying so)."""
-    score = row.chosen.get(bench)
-    if score is not None:
-        mark = {"independent": "✓", "other_lab": "*", "lab": ""}[score.measured_by]
-        title = LABELS[score.measured_by]
-        if score.evaluator:
-            title += f": {score.evaluator}"
-        if score.variant:
-            title += f" ({score.variant})"
-        return {
-            "text": f"{score.value:.1f}{mark}",
-            "kind": score.measured_by,
-            "title": title,
-            "sort": score.value,
-        }
-    est = row.estimates.get(bench)
-    if est is not None:
-        return {
-            "text": f"{est.value:.1f}",
-            "kind": "estimated",
-            "title": f"Estimated, likely {est.low:.1f}–{est.high:.1f}",
-            "sort": est.value,
-        }
+@dataclass(frozen=True)
+class Cell:
+    """One benchmark cell: the shown text, its kind, a hover title and the number it sorts on."""
+
+    text: str
+    kind: str  # a figure's kind, or "none"
+    title: str
+    sort: float | None
+
+
+@dataclass(frozen=True)
+class TableRow:
+    rank: int | None  # None for a model without an index
+    view: IndexView
+    lab: str
+    region: str
+    size_class: str
+    total_params_b: float
+    active_params_b: float | None
+    fully_open: bool
+    fine_tune: bool
+    independent: bool  # one of its figures was measured independently
+    cells: tuple[Cell, ...]  # the core benchmarks, in order
+    blended_price: float | None
+
+    @property
+    def id(self) -> str:
+        return self.view.id
+
+    @property
+    def name(self) -> str:
+        return self.view.name
+
+
+def cell(view: IndexView, bench: str, excluded: dict[str, str] | None = None) -> Cell:
+    """One benchmark cell. ``excluded``: the core benchmarks the index does not estimate (a model that does not
+    report one shows "—" saying so)."""
+    fig = view.figure(bench)
+    if fig is not None and fig.kind != "estimated":
+        title = fig.label
+        if fig.evaluator:
+            title += f": {fig.evaluator}"
+        if fig.variant:
+            title += f" ({fig.variant})"
+        return Cell(text=fig.text + KIND_MARKS[fig.kind], kind=fig.kind, title=title, sort=fig.exact)
+    if fig is not None:
+        return Cell(text=fig.text, kind="estimated", title=f"Estimated, likely {fig.range_text}", sort=fig.exact)
     if excluded and bench in excluded:
         title = "Not reported, and not estimated: the index leaves this benchmark out (see the methodology)"
-        return {"text": "—", "kind": "none", "title": title, "sort": None}
-    return {"text": "—", "kind": "none", "title": "Not reported", "sort": None}
+        return Cell(text="—", kind="none", title=title, sort=None)
+    return Cell(text="—", kind="none", title="Not reported", sort=None)
 
 
-def table_rows(result: IndexResult) -> list[dict]:
+def table_rows(result: IndexResult) -> list[TableRow]:
     rows = []
     for rank, row in enumerate(result.ranked(), start=1):
         entry = row.entry
-        independent = any(s.measured_by == "independent" for s in row.chosen.values())
+        view = index_view(result, row)
         rows.append(
-            {
-                "rank": rank if row.index is not None else None,
-                "id": entry.id,
-                "name": entry.name,
-                "lab": entry.lab,
-                "region": entry.region,
-                "size_class": entry.size_class,
-                "total_params_b": entry.total_params_b,
-                "active_params_b": entry.active_params_b,
-                "fully_open": entry.fully_open,
-                "fine_tune": entry.fine_tune_of is not None,
-                "independent": independent,
-                "index": None if row.index is None else round(row.index, 1),
-                "index_text": num_text(row.index),
-                "range_text": "" if row.index is None else f"{row.index_low:.1f}–{row.index_high:.1f}",
-                "core_text": f"{row.core_count}/6",
-                "cells": [cell(row, b, result.excluded) for b in CORE_BENCHMARKS],
-                "blended_price": entry.pricing.blended_per_m if entry.pricing else None,
-            }
+            TableRow(
+                rank=rank if view.index is not None else None,
+                view=view,
+                lab=entry.lab,
+                region=entry.region,
+                size_class=entry.size_class,
+                total_params_b=entry.total_params_b,
+                active_params_b=entry.active_params_b,
+                fully_open=entry.fully_open,
+                fine_tune=entry.fine_tune_of is not None,
+                independent=any(f.kind == "independent" for f in view.figures),
+                cells=tuple(cell(view, b, result.excluded) for b in CORE_BENCHMARKS),
+                blended_price=entry.pricing.blended_per_m if entry.pricing else None,
+            )
         )
     return rows
 
 
-def render_table_html(rows: list[dict], pages: dict[str, str] | None = None) -> str:
+def render_table_html(rows: list[TableRow], pages: dict[str, str] | None = None) -> str:
     """The sortable, filterable leaderboard; sorting and filters are in assets/index/index-table.js.
 
     ``pages`` maps a model id to its page folder under ``models/`` (``ModelPages.index_page``); an id not in
@@ -102,7 +121,7 @@ def render_table_html(rows: list[dict], pages: dict[str, str] | None = None) -> 
         "</div>"
     )
     # A column no model has a figure for yet is left out, and one line says what fills it.
-    priced = any(r["blended_price"] is not None for r in rows)
+    priced = any(r.blended_price is not None for r in rows)
     head = ["#", "Model", "Index", "Core", *[SHORT[b] for b in CORE_BENCHMARKS], "Params (B)"]
     kinds = ["num", "text", "num", "num", *["num"] * len(CORE_BENCHMARKS), "num"]
     if priced:
@@ -114,33 +133,33 @@ def render_table_html(rows: list[dict], pages: dict[str, str] | None = None) -> 
     )
     body = []
     for r in rows:
-        index_title = "likely " + r["range_text"] if r["range_text"] else "fewer than 2 core benchmarks"
+        index_title = "likely " + r.view.range_text if r.view.range_text else "fewer than 2 core benchmarks"
         attrs = (
-            f'data-size="{esc(r["size_class"])}" data-region="{esc(r["region"])}" '
-            f'data-open="{int(r["fully_open"])}" data-ft="{int(r["fine_tune"])}" '
-            f'data-independent="{int(r["independent"])}"'
+            f'data-size="{esc(r.size_class)}" data-region="{esc(r.region)}" '
+            f'data-open="{int(r.fully_open)}" data-ft="{int(r.fine_tune)}" '
+            f'data-independent="{int(r.independent)}"'
         )
-        page = pages.get(r["id"], r["id"])
-        name = f'<a href="../models/{esc(page)}/">{esc(r["name"])}</a><br><small>{esc(r["lab"])}</small>'
+        page = pages.get(r.id, r.id)
+        name = f'<a href="../models/{esc(page)}/">{esc(r.name)}</a><br><small>{esc(r.lab)}</small>'
         tds = [
-            f'<td data-value="{esc(r["rank"] or "")}">{esc(r["rank"] or "")}</td>',
-            f'<td data-value="{esc(r["name"].lower())}">{name}</td>',
-            f'<td data-value="{esc(r["index"] if r["index"] is not None else "")}" '
+            f'<td data-value="{esc(r.rank or "")}">{esc(r.rank or "")}</td>',
+            f'<td data-value="{esc(r.name.lower())}">{name}</td>',
+            f'<td data-value="{esc(r.view.index if r.view.index is not None else "")}" '
             f'title="{esc(index_title)}">'
-            f"<strong>{esc(r['index_text'])}</strong></td>",
-            f'<td data-value="{esc(r["core_text"][0])}">{esc(r["core_text"])}</td>',
+            f"<strong>{esc(r.view.index_text)}</strong></td>",
+            f'<td data-value="{esc(r.view.core_count)}">{esc(r.view.core_text)}</td>',
         ]
-        for c in r["cells"]:
-            value = "" if c["sort"] is None else f"{c['sort']:.2f}"
+        for c in r.cells:
+            value = "" if c.sort is None else f"{c.sort:.2f}"
             tds.append(
-                f'<td class="sli-{esc(c["kind"])}" data-value="{esc(value)}" title="{esc(c["title"])}">'
-                f"{esc(c['text'])}</td>"
+                f'<td class="sli-{esc(c.kind)}" data-value="{esc(value)}" title="{esc(c.title)}">'
+                f"{esc(c.text)}</td>"
             )
-        params = r["total_params_b"]
-        params_text = f"{params:g}" + (f" ({r['active_params_b']:g} active)" if r["active_params_b"] else "")
+        params = r.total_params_b
+        params_text = f"{params:g}" + (f" ({r.active_params_b:g} active)" if r.active_params_b else "")
         tds.append(f'<td data-value="{esc(params)}">{esc(params_text)}</td>')
         if priced:
-            price = r["blended_price"]
+            price = r.blended_price
             tds.append(f'<td data-value="{esc("" if price is None else price)}">{esc(num_text(price, 2))}</td>')
         body.append(f"<tr {attrs}>{''.join(tds)}</tr>")
     pending = (
@@ -169,15 +188,15 @@ def table_legend() -> str:
     return f'<ul class="sli-legend" aria-label="Marks in the table">{body}</ul>'
 
 
-def render_front_html(rows: list[dict], pages: dict[str, str], root: str, count: int) -> str:
+def render_front_html(rows: list[TableRow], pages: dict[str, str], root: str, count: int) -> str:
     """The index's part of the front page: its best models with their likely ranges."""
     body = "".join(
-        f"<tr><td>{r['rank']}</td>"
-        f'<td><a href="{esc(root)}models/{esc(pages.get(r["id"], r["id"]))}/">{esc(r["name"])}</a></td>'
-        f"<td>{esc(format(r['total_params_b'], 'g'))}B</td>"
-        f"<td><strong>{esc(r['index_text'])}</strong> <small>({esc(r['range_text'])})</small></td></tr>"
+        f"<tr><td>{r.rank}</td>"
+        f'<td><a href="{esc(root)}models/{esc(pages.get(r.id, r.id))}/">{esc(r.name)}</a></td>'
+        f"<td>{esc(format(r.total_params_b, 'g'))}B</td>"
+        f"<td><strong>{esc(r.view.index_text)}</strong> <small>({esc(r.view.range_text)})</small></td></tr>"
         for r in rows
-        if r["rank"] is not None
+        if r.rank is not None
     )
     return (
         f"<p>The Small LM Index joins what labs and evaluators report on public benchmarks into one number for "
