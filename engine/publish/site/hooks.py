@@ -29,7 +29,8 @@ from mkdocs.structure.files import File, Files  # noqa: E402
 
 from engine.index.index import IndexRow  # noqa: E402
 from engine.publish.board import board_json  # noqa: E402
-from engine.publish.html import STATIC_DIR, Links, card_html, esc  # noqa: E402
+from engine.publish.escape import esc  # noqa: E402
+from engine.publish.html import STATIC_DIR, Links, card_html  # noqa: E402
 from engine.publish.site.context import site_board  # noqa: E402
 from engine.publish.site.index_macros import IndexSite  # noqa: E402
 from engine.publish.site.index_model_page import correction_url  # noqa: E402

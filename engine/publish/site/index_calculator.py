@@ -7,7 +7,7 @@ import json
 
 from engine.index.hardware import DEVICES, Layout, calculator_models, calculator_tables, estimate
 from engine.index.schema import ModelEntry
-from engine.publish.html import esc
+from engine.publish.escape import esc
 
 # The calculator opens on these; its model is the best-indexed one that fits them.
 CALC_DEFAULT_QUANT = "Q4_K_M"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from engine.index.index import IndexResult
 from engine.index.schema import REGIONS
-from engine.publish.html import esc
+from engine.publish.escape import esc
 from engine.publish.index_view import DIGITS, num_text
 from engine.publish.site.index_common import WEEKLY_SYNC
 

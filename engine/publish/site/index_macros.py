@@ -3,7 +3,7 @@
 What the pages show is computed in the files beside this one, so templates only place finished text: the
 table (``index_table``), the charts (``index_charts``), a model's page (``index_model_page``), where each page
 lives (``index_page_plan``) and the calculator (``index_calculator``). Every string that reaches HTML goes
-through ``engine.publish.html.esc`` (model names and notes come from data files and are not trusted).
+through ``engine.publish.escape.esc`` (model names and notes come from data files and are not trusted).
 """
 
 from __future__ import annotations

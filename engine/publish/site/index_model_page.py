@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 from engine.index.index import IndexResult
 from engine.index.provenance import UNCHECKED_WHY
 from engine.index.schema import ModelEntry
+from engine.publish.escape import esc
 from engine.publish.glossary import aa_title
-from engine.publish.html import esc
 from engine.publish.index_view import CORE_MARK, Figure, IndexView, index_view
 from engine.publish.site.index_common import WEEKLY_SYNC
 from engine.publish.site.own_runs import OwnRun, runs_for

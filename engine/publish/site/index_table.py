@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from engine.index.index import IndexResult
 from engine.index.schema import CORE_BENCHMARKS, REGIONS, SIZE_CLASS_LIMITS
+from engine.publish.escape import esc
 from engine.publish.glossary import size_class_definitions, title_attr
-from engine.publish.html import esc
 from engine.publish.index_view import KIND_MARKS, IndexView, index_view, num_text
 from engine.publish.site.index_common import WEEKLY_SYNC
 
