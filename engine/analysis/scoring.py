@@ -248,12 +248,16 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values)
 
 
+def _runs_code(module: str) -> bool:
+    return module in SPECS and SPECS[module].runs_code
+
+
 def first_try_code_rate(run: RunFile) -> float | None:
     """Share of scorable code trials graded ``first_try_pass``; trials without that key are left out."""
     flags = [
         bool(t.grade.details["first_try_pass"])
         for t in run.trials
-        if t.module == "code" and t.scorable and t.grade is not None and "first_try_pass" in t.grade.details
+        if _runs_code(t.module) and t.scorable and t.grade is not None and "first_try_pass" in t.grade.details
     ]
     return sum(flags) / len(flags) if flags else None
 

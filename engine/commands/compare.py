@@ -25,6 +25,7 @@ from engine.commands.score import weights_arg
 from engine.core.errors import UserError
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES
+from engine.publish.percent import percent_text
 
 # Settings that change what a model saw or how it was graded; a comparison across them is flagged.
 COMPARED_SETTINGS = ("trials", "profile", "thinking", "temperature", "max_tokens", "seed", "sandbox_backend")
@@ -107,10 +108,6 @@ def compare_runs(loaded: list[LoadedRun], weights: str = "balanced") -> Comparis
     )
 
 
-def _pct(v: float | None) -> str:
-    return "—" if v is None else f"{v * 100:.1f}"
-
-
 def render(cmp: Comparison, console: Console) -> None:
     modules = [m for m in MODULE_NAMES if any(m in c.modules for c in cmp.cards)]
     t = Table(title=f"pass^{cmp.k} (det score) · weights {cmp.weights}")
@@ -129,10 +126,11 @@ def render(cmp: Comparison, console: Console) -> None:
         cells = [escape(name), verdicts + (" ⚠" if judged is not None and judged.uncovered_modules else "")]
         for m in modules:
             ms = card.modules.get(m)
-            cells.append("—" if ms is None else f"{_pct(ms.pass_k)} ({_pct(ms.det_score)})")
-        cells.append(f"[bold]{_pct(card.headline)}[/bold] ({_pct(card.det_score)})")
+            cells.append("—" if ms is None else f"{percent_text(ms.pass_k)} ({percent_text(ms.det_score)})")
+        cells.append(f"[bold]{percent_text(card.headline)}[/bold] ({percent_text(card.det_score)})")
         if judged_any:
-            cells.append("—" if judged is None else f"{_pct(judged.headline)} ({_pct(judged.det_score)})")
+            both = None if judged is None else f"{percent_text(judged.headline)} ({percent_text(judged.det_score)})"
+            cells.append(both or "—")
         cells.append(f"{card.tasks_scored} / {card.tasks_excluded}")
         t.add_row(*cells)
     console.print(t)

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from engine.core.errors import UserError
 from engine.corpus.replay import CaseResult, ModuleAccuracy, accuracy, evaluate, load_corpus
+from engine.episodes import SPECS
 from engine.sandbox.handle import SandboxHandle, sandbox_or_reason
 
 DEFAULT_CORPUS = Path("tests") / "corpus"
@@ -80,7 +81,8 @@ def _selected(corpus_dir: Path, pattern: str | None, modules: list[str] | None,
 
 
 def _sandbox(name: str | None, files: list, corpus_dir: Path) -> SandboxHandle | None:
-    if not any((corpus_dir / "code" / f"{f.task}.yaml").is_file() for f in files):
+    code_modules = [spec.name for spec in SPECS.values() if spec.runs_code]
+    if not any((corpus_dir / m / f"{f.task}.yaml").is_file() for m in code_modules for f in files):
         return None
     handle, label = sandbox_or_reason(name)
     if handle is None:

@@ -14,7 +14,7 @@ from engine.index.data import DEFAULT_DATA_DIR, chosen_scores, load_entries, tod
 from engine.index.hardware import DEVICES, QUANT_BITS, Layout, device_named, estimate
 from engine.index.provenance import by_lab, core_figures, provenance_stats
 from engine.index.published import published_index
-from engine.index.schema import ALL_BENCHMARKS, CORE_BENCHMARKS
+from engine.index.schema import CORE_BENCHMARKS
 from engine.index.speed import DEFAULT_RUNS, DEFAULT_SPEED_BASE, SPEED_BASE_ENV, SPEED_KEY_ENV, measure_speed
 from engine.index.sync import (
     DEFAULT_HF_BASE,
@@ -26,6 +26,7 @@ from engine.index.sync import (
     sync_prices,
 )
 from engine.index.validate import format_report, leave_one_out, validation_table_markdown
+from engine.publish.index_view import CORE_MARK, KIND_LABELS, KIND_MARKS, index_view, num_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -155,66 +156,45 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fmt(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f}"
-
-
 def show_data(model_id: str, data_dir: Path) -> dict:
+    """``index show --json``: the model's view as the site shows it (every number rounded once, there)."""
     entries = load_entries(data_dir)
     result, report = published_index(entries)
     row = result.row(model_id)
     if row is None:
         known = ", ".join(sorted(e.id for e in entries)[:8])
         raise UserError(f"no model '{model_id}' in {data_dir} (ids are file names, e.g. {known}, ...)")
+    view = index_view(result, row)
     benchmarks = []
-    for bench in ALL_BENCHMARKS:
-        score = row.chosen.get(bench)
-        if score is not None:
-            benchmarks.append(
-                {
-                    "benchmark": bench,
-                    "core": bench in CORE_BENCHMARKS,
-                    "value": score.value,
-                    "label": score.measured_by,
-                    "variant": score.variant,
-                    "source_url": score.source_url,
-                    "secondary_url": score.secondary_url,
-                    "checked": None if score.checked is None else score.checked.isoformat(),
-                    "evaluator": score.evaluator,
-                    "needs_verification": score.needs_verification,
-                    "low": None,
-                    "high": None,
-                }
-            )
-        elif bench in row.estimates:
-            est = row.estimates[bench]
-            benchmarks.append(
-                {
-                    "benchmark": bench,
-                    "core": bench in CORE_BENCHMARKS,
-                    "value": round(est.value, 2),
-                    "label": "estimated",
-                    "variant": est.item,
-                    "source_url": None,
-                    "secondary_url": None,
-                    "checked": None,
-                    "evaluator": None,
-                    "needs_verification": False,
-                    "low": round(est.low, 2),
-                    "high": round(est.high, 2),
-                    "capped": est.capped,
-                }
-            )
+    for f in view.figures:
+        estimated = f.kind == "estimated"
+        benchmarks.append(
+            {
+                "benchmark": f.benchmark,
+                "core": f.core,
+                "value": f.value,
+                "label": f.kind,
+                "variant": f.item if estimated else f.variant,
+                "source_url": f.source_url,
+                "secondary_url": f.secondary_url,
+                "checked": f.checked,
+                "evaluator": f.evaluator,
+                "needs_verification": f.needs_verification,
+                "low": f.low,
+                "high": f.high,
+                **({"capped": f.capped} if estimated else {}),
+            }
+        )
     return {
-        "id": row.entry.id,
-        "name": row.entry.name,
+        "id": view.id,
+        "name": view.name,
         "model": report.published_method,
         # Core benchmarks the model does not report and the index does not estimate, with the reason.
-        "not_estimated": {b: why for b, why in result.excluded.items() if b not in row.chosen},
-        "core_reported": row.core_count,
-        "index": None if row.index is None else round(row.index, 2),
-        "index_low": None if row.index_low is None else round(row.index_low, 2),
-        "index_high": None if row.index_high is None else round(row.index_high, 2),
+        "not_estimated": dict(view.not_estimated),
+        "core_reported": view.core_count,
+        "index": view.index,
+        "index_low": view.index_low,
+        "index_high": view.index_high,
         "benchmarks": benchmarks,
     }
 
@@ -225,19 +205,28 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     rng = (
-        "" if data["index"] is None else f"  (95% range {_fmt(data['index_low'])}–{_fmt(data['index_high'])})"
+        ""
+        if data["index"] is None
+        else f"  (95% range {num_text(data['index_low'])}–{num_text(data['index_high'])})"
     )
     print(f"{data['name']}  [{data['id']}]")
-    print(f"Small LM Index: {_fmt(data['index'])}{rng}   core benchmarks reported: {data['core_reported']}/6")
+    print(f"Small LM Index: {num_text(data['index'])}{rng}   core benchmarks reported: {data['core_reported']}/6")
     print()
-    print(f"{'benchmark':<20}{'score':>7}  {'label':<12}{'range / variant'}")
+    # The marks and words of the site's model page: the core mark, and a figure's kind and its table mark.
+    print(f"{'benchmark':<20}{'score':>7}  {'label':<14}{'range / variant'}")
     for b in data["benchmarks"]:
-        name = b["benchmark"] + (" *" if b["core"] else "")
-        extra = f"{_fmt(b['low'])}–{_fmt(b['high'])}" if b["label"] == "estimated" else (b["variant"] or "")
-        print(f"{name:<20}{b['value']:>7.1f}  {b['label']:<12}{extra}")
+        name = b["benchmark"] + (f" {CORE_MARK}" if b["core"] else "")
+        estimated = b["label"] == "estimated"
+        extra = f"{num_text(b['low'])}–{num_text(b['high'])}" if estimated else (b["variant"] or "")
+        label = KIND_LABELS[b["label"]] + (f" {KIND_MARKS[b['label']]}" if KIND_MARKS[b["label"]] else "")
+        print(f"{name:<20}{num_text(b['value']):>7}  {label:<14}{extra}")
     for bench in data["not_estimated"]:
-        print(f"{bench + ' *':<20}{'—':>7}  {'not estimated (left out of the index, see index validate)'}")
-    print("\n* core benchmark. Estimated scores are the model's predictions, not measurements.")
+        print(f"{bench + ' ' + CORE_MARK:<20}{'—':>7}  {'not estimated (left out of the index, see index validate)'}")
+    print(
+        f"\n{CORE_MARK} core benchmark; {KIND_MARKS['independent']} measured independently; "
+        f"{KIND_MARKS['other_lab']} from another lab's comparison. "
+        "Estimated scores are the model's predictions, not measurements."
+    )
     return 0
 
 

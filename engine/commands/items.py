@@ -23,6 +23,7 @@ from engine.core.reference_setting import load_reference_setting, setting_path_f
 from engine.core.results import FLEET_DIR
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES
+from engine.publish.percent import percent_text
 
 
 class _Model(BaseModel):
@@ -127,10 +128,6 @@ def build_report(
     )
 
 
-def _pct(v: float | None) -> str:
-    return "—" if v is None else f"{v * 100:.1f}"
-
-
 def render(report: ItemsReport, console: Console) -> None:
     scope = f" · module {report.module}" if report.module else ""
     t = Table(
@@ -144,8 +141,8 @@ def render(report: ItemsReport, console: Console) -> None:
             escape(row.model),
             row.verdicts,
             escape(row.size),
-            _pct(row.headline),
-            f"{_pct(row.low)}–{_pct(row.high)}",
+            percent_text(row.headline),
+            f"{percent_text(row.low)}–{percent_text(row.high)}",
             f"{row.effective_tasks:.1f}",
         )
     console.print(t)

@@ -22,6 +22,7 @@ from engine.analysis.task_probe import (
 )
 from engine.core.config import Settings, parse_bool
 from engine.core.errors import UserError
+from engine.episodes import SPECS
 
 EPILOG = """verdicts (exit code 0 for ACCEPT, 1 otherwise):
   ACCEPT   strong beats weak by the gap, mid in between, at most one model flaky, grading reproducible
@@ -104,7 +105,8 @@ def handle(args: argparse.Namespace) -> int:
     if args.concurrency < 1 or not 0 < args.gap <= 1:
         raise UserError("--concurrency must be at least 1 and --gap between 0 and 1")
     sandbox = None
-    if args.task.parent.name == "code":
+    spec = SPECS.get(args.task.parent.name)  # the task's folder is its module
+    if spec is not None and spec.runs_code:
         from engine.sandbox import open_sandbox
 
         sandbox = open_sandbox(args.sandbox)

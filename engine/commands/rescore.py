@@ -11,6 +11,7 @@ from engine.bank.load import default_tasks_dir
 from engine.core.errors import UserError
 from engine.core.results import load_run_file, write_run_file
 from engine.episodes import MODULE_NAMES
+from engine.publish.percent import percent_text
 from engine.run.rescore import rescore_run, rescored_path_for, sandbox_factory
 
 
@@ -45,9 +46,6 @@ def handle(args: argparse.Namespace) -> int:
     write_run_file(out, report.run)
     before, after = score_run(run), score_run(report.run)
 
-    def pct(v: float | None) -> str:
-        return "—" if v is None else f"{v * 100:.1f}"
-
     err = sys.stderr
     print(
         f"regraded {report.regraded} trial(s); {len(report.changed)} changed; "
@@ -66,8 +64,8 @@ def handle(args: argparse.Namespace) -> int:
     for task_id, trial, why in report.not_regraded[:12]:
         print(f"  not regraded {task_id}#{trial}: {why}", file=err)
     print(
-        f"pass^{before.k}: {pct(before.headline)} -> {pct(after.headline)}; det: {pct(before.det_score)} -> "
-        f"{pct(after.det_score)}",
+        f"pass^{before.k}: {percent_text(before.headline)} -> {percent_text(after.headline)}; "
+        f"det: {percent_text(before.det_score)} -> {percent_text(after.det_score)}",
         file=err,
     )
     print(f"wrote {out}", file=err)

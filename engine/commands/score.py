@@ -16,6 +16,7 @@ from engine.core.errors import UserError
 from engine.core.results import RAW_SUFFIX, load_run_file
 from engine.episodes import MODULE_NAMES
 from engine.publish.board import result_files
+from engine.publish.percent import percent_text
 from engine.publish.scorecard import render
 
 
@@ -79,13 +80,9 @@ def handle(args: argparse.Namespace) -> int:
     if card.clipped_modules:
         console.print(f"[yellow]weights clipped to their caps:[/yellow] {', '.join(card.clipped_modules)}")
     if js is not None:
-
-        def pct(v: float | None) -> str:
-            return "—" if v is None else f"{v * 100:.1f}"
-
         line = (
-            f"judged pass^{js.k}: {pct(js.judged_headline)}  judged det: {pct(js.judged_det_score)}  "
-            f"verdicts changed: {js.changed_verdicts}"
+            f"judged pass^{js.k}: {percent_text(js.judged_headline)}  "
+            f"judged det: {percent_text(js.judged_det_score)}  verdicts changed: {js.changed_verdicts}"
         )
         console.print(line, markup=False)
         if js.uncovered_modules or js.stale_verdicts:

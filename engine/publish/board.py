@@ -52,6 +52,7 @@ from engine.core.reference_setting import ReferenceSetting, load_reference_setti
 from engine.core.results import RAW_SUFFIX, model_slug
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES, SPECS
+from engine.publish.percent import percent
 from engine.publish.reference import COMPARED, SettingFlag, reference_values, row_values, setting_flags
 from engine.run.runcost import decode_median
 
@@ -438,10 +439,6 @@ def load_models_optional(path: Path | None) -> ModelsFile | None:
 # Building
 
 
-def _pct(value: float | None) -> float | None:
-    return None if value is None else round(value * 100.0, 4)
-
-
 def _task_rows(item: LoadedRun, score: JudgedScore) -> list[TaskRow]:
     # Trials whose verdict the judge actually moved.
     changed = item.applied.changed if item.applied is not None else frozenset()
@@ -533,152 +530,21 @@ def unranked_reason(run: RunFile, card: Scorecard, k: int) -> str | None:
 def _build_board(
     runs: Sequence[LoadedRun], models: ModelsFile | None, weights: str, alpha: float, setting: ReferenceSetting
 ) -> Board:
-    k = setting.k
-    scored: list[_Scored] = []
-    for item in runs:
-        score = score_judged(item.run, item.applied, k=k, weights=weights)
-        state = _judge_state(item, score)
-        headline_card = score.card if state == "fallback" else score.judged_card
-        scored.append(_Scored(item, score, state, headline_card))
-
+    scored = [_score(item, setting.k, weights) for item in runs]
     cards = [s.headline_card for s in scored]
     # A row with nothing scored has no task to compare: its pairs would only add tests to Holm's correction and
     # so move the other rows' verdicts, which a row that could not be scored must not do.
     table = separability([c for c in cards if c.headline is not None], alpha=alpha)
     ordered = ranking(cards)
     rank_of = competition_ranks(ordered)
-    position = {c.model: i for i, c in enumerate(ordered)}
     slugs = unique_slugs([s.item.run.settings.model for s in scored])
     present = [m for m in MODULE_NAMES if any(m in s.score.card.modules for s in scored)]
-
-    rows: list[Row] = []
-    for s in scored:
-        run, score, name = s.item.run, s.score, s.item.run.settings.model
-        mine = row_values(run)
-        card = s.headline_card
-        headline = _pct(card.headline)
-        interval = model_interval(card)
-        judged = s.state != "fallback"
-        cells = []
-        for m in present:
-            jm = score.modules.get(m)
-            ms = score.card.modules.get(m)
-            if jm is None or ms is None:
-                cells.append(
-                    ModuleCell(
-                        module=m,
-                        label=SPECS[m].label,
-                        weight=0.0,
-                        det=None,
-                        pass_k=None,
-                        judged_det=None,
-                        judged_pass_k=None,
-                        delta=None,
-                        judgeable=m not in NEVER_SENT,
-                        starred=False,
-                        tasks_scored=0,
-                    )
-                )
-                continue
-            judgeable = m not in NEVER_SENT
-            delta = None
-            if judged and judgeable and jm.det_score is not None and jm.judged_det_score is not None:
-                d = jm.judged_det_score - jm.det_score
-                delta = round(d, 6) if abs(d) > 1e-9 else None
-            cells.append(
-                ModuleCell(
-                    module=m,
-                    label=SPECS[m].label,
-                    weight=ms.weight,
-                    det=jm.det_score,
-                    pass_k=jm.pass_k,
-                    judged_det=jm.judged_det_score if judged else None,
-                    judged_pass_k=jm.judged_pass_k if judged else None,
-                    delta=delta,
-                    judgeable=judgeable,
-                    starred=judged and judgeable and not jm.covered,
-                    tasks_scored=ms.tasks_scored,
-                )
-            )
-        coverage = None
-        if judged:
-            sent = [t for t in run.trials if t.module not in NEVER_SENT and t.scorable]
-            covered_share = [
-                score.modules[m].coverage
-                for m in score.modules
-                if m not in NEVER_SENT and score.modules[m].coverage is not None
-            ]
-            if sent and covered_share:
-                weights_by_module = Counter(t.module for t in sent)
-                total = sum(weights_by_module.values())
-                coverage = (
-                    sum(
-                        (score.modules[m].coverage or 0.0) * n
-                        for m, n in weights_by_module.items()
-                        if m in score.modules
-                    )
-                    / total
-                )
-        decode, prefill = speeds(run)
-        entry = models.find(name) if models else None
-        size = size_facts(entry)
-        settings = [SettingItem(field=c.field, label=c.label, value=mine[c.field]) for c in COMPARED]
-        settings += [SettingItem(field=f, label=label, value=str(get(run))) for f, label, get in INFO_FIELDS]
-        radar_cells = [c for c in cells if c.tasks_scored]
-        radar = RadarData(
-            labels=[c.label for c in radar_cells],
-            values=[
-                round(
-                    ((c.judged_pass_k if judged and c.judged_pass_k is not None else c.pass_k) or 0.0) * 100,
-                    2,
-                )
-                for c in radar_cells
-            ],
-        )
-        rows.append(
-            Row(
-                rank=rank_of[name],
-                unranked_reason=unranked_reason(run, card, k),
-                model=name,
-                slug=slugs[name],
-                source_file=s.item.path.name,
-                judged_file=s.item.judged_path.name if s.item.judged_path else None,
-                judge_state=s.state,
-                headline=headline,
-                tier=tier_for(headline),
-                interval_low=_pct(interval.low) if interval else None,
-                interval_high=_pct(interval.high) if interval else None,
-                det=score.det_score,
-                pass_k=score.headline,
-                judged_det=score.judged_det_score if judged else None,
-                judged_pass=score.judged_headline if judged else None,
-                tasks_scored=card.tasks_scored,
-                tasks_excluded=card.tasks_excluded,
-                trials_excluded=card.trials_excluded,
-                run_time_min=round(run.provenance.duration_s / 60.0, 2)
-                if run.provenance.duration_s
-                else None,
-                decode_tps=decode,
-                prefill_tps=prefill,
-                first_try_code_rate=score.card.first_try_code_rate,
-                judge_coverage=coverage,
-                unsure_share=unsure_share(run),
-                uncovered_modules=score.uncovered_modules if judged else [],
-                changed_verdicts=score.changed_verdicts if judged else 0,
-                modules=cells,
-                flags=setting_flags(run, setting),
-                settings=settings,
-                size=size,
-                radar=radar,
-                tasks=_task_rows(s.item, score),
-            )
-        )
+    rows = [_row(s, rank_of, slugs, present, models, setting) for s in scored]
     # The ranking's order: headline, then det score and name inside a tie, unscored rows last.
+    position = {c.model: i for i, c in enumerate(ordered)}
     rows.sort(key=lambda r: position[r.model])
-    slug_of = {r.model: r.slug for r in rows}
-    pairs = _pair_rows(table, slug_of)
     return Board(
-        k=k,
+        k=setting.k,
         weights_preset=weights,
         tier_bands=list(TIER_BANDS),
         modules=present,
@@ -686,20 +552,161 @@ def _build_board(
         rows=rows,
         tiers=_tiers(rows),
         buckets=_buckets(rows),
-        separability=SeparabilityView(
-            alpha=table.alpha,
-            pair_count=table.pair_count,
-            separable_count=table.separable_count,
-            adjacent_count=table.adjacent_count,
-            adjacent_separable=table.adjacent_separable,
-            adjacent=[p for p in pairs if p.adjacent],
-            pairs=pairs,
-        ),
+        separability=_separability_view(table, {r.model: r.slug for r in rows}),
         reference_setting=reference_values(setting),
         judged_rows=sum(r.judge_state == "judged" for r in rows),
         fallback_rows=sum(r.judge_state == "fallback" for r in rows),
         partial_rows=sum(r.judge_state == "partial" for r in rows),
         flagged_rows=sum(bool(r.flags) for r in rows),
+    )
+
+
+def _score(item: LoadedRun, k: int, weights: str) -> _Scored:
+    """One run scored at the board's k, with its judged verdicts where it has them; the headline's card is the
+    judged one, or the raw one for a run without a judged file (a fallback row)."""
+    score = score_judged(item.run, item.applied, k=k, weights=weights)
+    state = _judge_state(item, score)
+    return _Scored(item, score, state, score.card if state == "fallback" else score.judged_card)
+
+
+def _row(
+    s: _Scored,
+    rank_of: dict[str, int | None],
+    slugs: dict[str, str],
+    present: Sequence[str],
+    models: ModelsFile | None,
+    setting: ReferenceSetting,
+) -> Row:
+    """One model's row: its headline, tier and interval, its modules, flags, settings, size and trials."""
+    run, score, name = s.item.run, s.score, s.item.run.settings.model
+    card = s.headline_card
+    headline = percent(card.headline)
+    interval = model_interval(card)
+    judged = s.state != "fallback"
+    cells = [_module_cell(m, score, judged) for m in present]
+    decode, prefill = speeds(run)
+    return Row(
+        rank=rank_of[name],
+        unranked_reason=unranked_reason(run, card, setting.k),
+        model=name,
+        slug=slugs[name],
+        source_file=s.item.path.name,
+        judged_file=s.item.judged_path.name if s.item.judged_path else None,
+        judge_state=s.state,
+        headline=headline,
+        tier=tier_for(headline),
+        interval_low=percent(interval.low) if interval else None,
+        interval_high=percent(interval.high) if interval else None,
+        det=score.det_score,
+        pass_k=score.headline,
+        judged_det=score.judged_det_score if judged else None,
+        judged_pass=score.judged_headline if judged else None,
+        tasks_scored=card.tasks_scored,
+        tasks_excluded=card.tasks_excluded,
+        trials_excluded=card.trials_excluded,
+        run_time_min=round(run.provenance.duration_s / 60.0, 2) if run.provenance.duration_s else None,
+        decode_tps=decode,
+        prefill_tps=prefill,
+        first_try_code_rate=score.card.first_try_code_rate,
+        judge_coverage=_judge_coverage(run, score) if judged else None,
+        unsure_share=unsure_share(run),
+        uncovered_modules=score.uncovered_modules if judged else [],
+        changed_verdicts=score.changed_verdicts if judged else 0,
+        modules=cells,
+        flags=setting_flags(run, setting),
+        settings=_settings(run),
+        size=size_facts(models.find(name) if models else None),
+        radar=_radar(cells, judged),
+        tasks=_task_rows(s.item, score),
+    )
+
+
+def _module_cell(module: str, score: JudgedScore, judged: bool) -> ModuleCell:
+    """One module of a row: raw and judged scores, the judge's +/- and its star; empty for a module the run did
+    not score."""
+    judgeable = module not in NEVER_SENT
+    jm = score.modules.get(module)
+    ms = score.card.modules.get(module)
+    if jm is None or ms is None:
+        return ModuleCell(
+            module=module,
+            label=SPECS[module].label,
+            weight=0.0,
+            det=None,
+            pass_k=None,
+            judged_det=None,
+            judged_pass_k=None,
+            delta=None,
+            judgeable=judgeable,
+            starred=False,
+            tasks_scored=0,
+        )
+    delta = None
+    if judged and judgeable and jm.det_score is not None and jm.judged_det_score is not None:
+        d = jm.judged_det_score - jm.det_score
+        delta = round(d, 6) if abs(d) > 1e-9 else None
+    return ModuleCell(
+        module=module,
+        label=SPECS[module].label,
+        weight=ms.weight,
+        det=jm.det_score,
+        pass_k=jm.pass_k,
+        judged_det=jm.judged_det_score if judged else None,
+        judged_pass_k=jm.judged_pass_k if judged else None,
+        delta=delta,
+        judgeable=judgeable,
+        starred=judged and judgeable and not jm.covered,
+        tasks_scored=ms.tasks_scored,
+    )
+
+
+def _judge_coverage(run: RunFile, score: JudgedScore) -> float | None:
+    """Share of the trials sent to the judge whose verdict was applied, weighted by each module's trials."""
+    sent = [t for t in run.trials if t.module not in NEVER_SENT and t.scorable]
+    covered_share = [
+        score.modules[m].coverage
+        for m in score.modules
+        if m not in NEVER_SENT and score.modules[m].coverage is not None
+    ]
+    if not (sent and covered_share):
+        return None
+    weights_by_module = Counter(t.module for t in sent)
+    total = sum(weights_by_module.values())
+    return (
+        sum((score.modules[m].coverage or 0.0) * n for m, n in weights_by_module.items() if m in score.modules)
+        / total
+    )
+
+
+def _settings(run: RunFile) -> list[SettingItem]:
+    """The compared settings in the reference setting's words, then those shown but not compared."""
+    mine = row_values(run)
+    items = [SettingItem(field=c.field, label=c.label, value=mine[c.field]) for c in COMPARED]
+    return items + [SettingItem(field=f, label=label, value=str(get(run))) for f, label, get in INFO_FIELDS]
+
+
+def _radar(cells: Sequence[ModuleCell], judged: bool) -> RadarData:
+    """Per-module pass^k on 0-100 (judged where the row is), for the modules that scored a task."""
+    scored = [c for c in cells if c.tasks_scored]
+    return RadarData(
+        labels=[c.label for c in scored],
+        values=[
+            round(((c.judged_pass_k if judged and c.judged_pass_k is not None else c.pass_k) or 0.0) * 100, 2)
+            for c in scored
+        ],
+    )
+
+
+def _separability_view(table: Separability, slug_of: dict[str, str]) -> SeparabilityView:
+    pairs = _pair_rows(table, slug_of)
+    return SeparabilityView(
+        alpha=table.alpha,
+        pair_count=table.pair_count,
+        separable_count=table.separable_count,
+        adjacent_count=table.adjacent_count,
+        adjacent_separable=table.adjacent_separable,
+        adjacent=[p for p in pairs if p.adjacent],
+        pairs=pairs,
     )
 
 

@@ -4,13 +4,13 @@ leaderboard" (``glossary_markdown``) both read them from here, so a hover and th
 
 from __future__ import annotations
 
-import html
 import math
 import re
 
 from engine.index.aa import EVALUATOR
 from engine.index.schema import SIZE_CLASS_LIMITS
 from engine.publish.board import SIZE_BUCKETS
+from engine.publish.escape import esc
 
 DET = (
     "Det (det score): the deterministic score, 0-100: like pass^k a weighted mean over modules, but of each task's "
@@ -40,11 +40,11 @@ def size_class_definitions() -> dict[str, str]:
 
 def title_attr(definition: str) -> str:
     """A ``title="..."`` attribute holding ``definition``, escaped."""
-    return f' title="{html.escape(definition, quote=True)}"'
+    return f' title="{esc(definition)}"'
 
 
 def abbr(label: str, definition: str) -> str:
-    return f"<abbr{title_attr(definition)}>{html.escape(label)}</abbr>"
+    return f"<abbr{title_attr(definition)}>{esc(label)}</abbr>"
 
 
 def aa_title(text: str) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 import math
 from collections.abc import Iterable
@@ -26,6 +25,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from engine.publish.board import Board, PairRow, Row
+from engine.publish.escape import esc
 from engine.publish.glossary import DET, JUDGED_DET, abbr, title_attr
 from engine.publish.reference import flag_text
 
@@ -34,16 +34,6 @@ STATIC_DIR = Path(__file__).resolve().parent / "site" / "static"
 SCROLL = '<div class="lb-scroll" tabindex="0" role="region" aria-label="table">'
 # Shown at most on the separability page; the full list is in leaderboard.json.
 MAX_PAIRS_SHOWN = 300
-
-
-# Every template delimiter (``{{``, ``{%``, ``{#`` and their ends) needs a brace: written as character
-# references, braces look the same in a browser and no template engine that a page may meet can read them.
-_BRACES = str.maketrans({"{": "&#123;", "}": "&#125;"})
-
-
-def esc(value: Any) -> str:
-    """Text for HTML (an element's content or a quoted attribute): ``& < > " '`` escaped, braces too."""
-    return html.escape(str(value), quote=True).translate(_BRACES)
 
 
 def safe_json(data: Any) -> str:

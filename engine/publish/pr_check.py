@@ -28,7 +28,7 @@ from engine.core.errors import UserError
 from engine.core.models_file import ModelsFile, load_models
 from engine.core.results import FLEET_DIR, RAW_SUFFIX, model_slug
 from engine.core.schema import RunFile, module_context
-from engine.episodes import MODULE_NAMES
+from engine.episodes import MODULE_NAMES, SPECS
 from engine.index.data import load_entry
 from engine.publish.board import Board, board_from_dir
 from engine.publish.html import fmt, plural
@@ -265,7 +265,7 @@ def _check_reference_rules(rel: str, run: RunFile) -> list[Finding]:
 
 def _checked_line(rel: str, run: RunFile) -> str:
     graded = sum(1 for t in run.trials if regradable(t))
-    code = sum(1 for t in run.trials if regradable(t) and t.module == "code")
+    code = sum(1 for t in run.trials if regradable(t) and t.module in SPECS and SPECS[t.module].runs_code)
     tasks = len({t.task_id for t in run.trials})
     return (f"- {md_code(rel)}: model {md_code(run.settings.model)}, {len(run.trials)} trials of {tasks} tasks "
             f"at {run.settings.trials} per task re-derived: {graded} regraded from their transcripts ({code} code "

@@ -119,6 +119,32 @@ def test_show_text_and_unknown_model(capsys):
         _run(["index", "show", "nope"])
 
 
+def test_show_prints_the_numbers_the_site_shows(capsys):
+    # Qwen2.5-3B's index is 19.54...: the CLI used to round it to 19.55 and then print 19.6 while the page said
+    # 19.5. Both now read one view, rounded once.
+    from engine.index.data import DEFAULT_DATA_DIR, load_entries
+    from engine.index.published import published_index
+    from engine.publish.site.index_model_page import model_page_data, render_model_html
+
+    model = "qwen2.5-3b-instruct"
+    assert _run(["index", "show", model]) == 0
+    out = capsys.readouterr().out
+    page = model_page_data(published_index(load_entries(REPO / DEFAULT_DATA_DIR))[0], model)
+    assert page.view.index_text == "19.5"
+    assert f"Small LM Index: {page.view.index_text}  (95% range {page.view.range_text})" in out
+    assert f"<strong>{page.view.index_text}</strong>" in render_model_html(page)
+    for fig in page.estimated:
+        line = rf"\n{re.escape(fig.benchmark)}\b.*{re.escape(fig.text)}\s+Estimated\s+{fig.range_text}\n"
+        assert re.search(line, out)
+    # The marks are the site's: ★ a core benchmark, * a figure from another lab's comparison.
+    assert "\nMMLU-Pro ★" in out and "★ core benchmark;" in out and "* from another lab's comparison" in out
+    assert _run(["index", "show", model, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["index"], data["index_low"], data["index_high"]) == (
+        page.view.index, page.view.index_low, page.view.index_high
+    )
+
+
 def test_can_i_run(capsys):
     assert (
         _run(

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from engine.publish.site.index_macros import CORRECTION_FORM, MODEL_REQUEST_FORM, correction_url
+from engine.publish.site.index_model_page import CORRECTION_FORM, MODEL_REQUEST_FORM, correction_url
 
 FORMS = Path(__file__).resolve().parents[2] / ".github" / "ISSUE_TEMPLATE"
 ID = re.compile(r"^[A-Za-z0-9_-]+$")

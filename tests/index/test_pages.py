@@ -14,16 +14,12 @@ from engine.index.data import entry_to_yaml
 from engine.index.index import build_index
 from engine.index.schema import AASpeed, Attention, Pricing, SpeedRun
 from engine.publish.board import board_from_dir
-from engine.publish.site.index_macros import (
-    WEEKLY_SYNC,
-    IndexSite,
-    correction_url,
-    define_index_macros,
-    render_calculator_html,
-    render_scatter_svg,
-    render_table_html,
-    table_rows,
-)
+from engine.publish.site.index_calculator import render_calculator_html
+from engine.publish.site.index_charts import render_scatter_svg
+from engine.publish.site.index_common import WEEKLY_SYNC
+from engine.publish.site.index_macros import IndexSite, define_index_macros
+from engine.publish.site.index_model_page import correction_url
+from engine.publish.site.index_table import render_table_html, table_rows
 from tests.helpers.fleet import make_fleet
 
 from .helpers import entry, score
@@ -122,27 +118,27 @@ def test_speed_chart_appears_only_once_measurements_exist(tmp_path):
 def test_our_run_appears_beside_the_reported_benchmarks_with_its_settings(tmp_path):
     site = _site(tmp_path, with_run=True)
     data = site.model_data("measured")
-    (ours,) = data["own_runs"]
-    assert ours["label"] == "small-llm-bench pass^3" and 0 <= ours["pass_k"] <= 100
-    assert ours["file"].endswith("_raw_results.json") and ours["verdicts"] == "raw"
+    (ours,) = data.own_runs
+    assert ours.label == "small-llm-bench pass^3" and 0 <= ours.pass_k <= 100
+    assert ours.file.endswith("_raw_results.json") and ours.verdicts == "raw"
     html = site.model_html("measured")
     assert "Our measurement" in html and "3 trials" in html and "profile " in html and "raw verdicts" in html
-    assert site.model_data("aa-only")["own_runs"] == []
+    assert site.model_data("aa-only").own_runs == ()
 
 
 def test_our_run_shows_its_board_row_figure(tmp_path):
     site = _site(tmp_path, with_run=True)
     (row,) = board_from_dir(tmp_path / "results", tmp_path / "models.yaml").rows
-    (ours,) = site.model_data("measured")["own_runs"]
-    assert (ours["run_model"], ours["file"], ours["pass_k"]) == (row.model, row.source_file, row.headline)
-    assert ours["tasks_scored"] == row.tasks_scored
+    (ours,) = site.model_data("measured").own_runs
+    assert (ours.run_model, ours.file, ours.pass_k) == (row.model, row.source_file, row.headline)
+    assert ours.tasks_scored == row.tasks_scored
     assert f"<td>{row.headline:.1f}</td>" in site.model_html("measured")
 
 
 def test_without_a_board_no_page_shows_our_runs(tmp_path):
     _site(tmp_path, with_run=True)
     site = IndexSite(tmp_path, Path("reported"), repo_url=REPO)
-    assert site.own_runs() == [] and site.model_data("measured")["own_runs"] == []
+    assert site.own_runs() == [] and site.model_data("measured").own_runs == ()
 
 
 def test_model_pages_link_to_the_correction_form_with_the_model_filled_in(tmp_path):

@@ -94,7 +94,7 @@ def test_an_unverified_snapshot_figure_does_not_replace_a_verified_lab_figure():
 
 def test_model_page_shows_checked_dates_copies_and_the_verified_split():
     from engine.index.index import build_index
-    from engine.publish.site.index_macros import model_page_data, render_model_html
+    from engine.publish.site.index_model_page import model_page_data, render_model_html
 
     copy = "https://github.com/someone/notes/blob/x/card.md"
     entries = [
@@ -112,7 +112,7 @@ def test_model_page_shows_checked_dates_copies_and_the_verified_split():
 
 def test_a_page_never_dates_a_check_of_a_figure_it_does_not_show():
     from engine.index.index import build_index
-    from engine.publish.site.index_macros import checked_line, model_page_data, render_model_html
+    from engine.publish.site.index_model_page import checked_line, model_page_data, render_model_html
 
     snapshot = "https://github.com/someone/snapshot/blob/x/mmlu_pro.json"
     entries = [
@@ -151,7 +151,7 @@ def test_unchecked_figures_say_why(entries):
 
 def test_a_figure_whose_primary_document_could_not_be_read_says_so():
     from engine.index.index import build_index
-    from engine.publish.site.index_macros import checked_line, model_page_data, render_model_html
+    from engine.publish.site.index_model_page import checked_line, model_page_data, render_model_html
 
     why = "2026-12-03: the report PDF is over the size limit of the stored copies"
     entries = [

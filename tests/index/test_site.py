@@ -8,16 +8,12 @@ from pathlib import Path
 from engine.index.data import entry_to_yaml
 from engine.index.index import build_index
 from engine.index.schema import Attention, Pricing
-from engine.publish.site.index_macros import (
-    calculator_json,
-    chart_points,
-    define_index_macros,
-    model_page_data,
-    render_model_html,
-    render_scatter_svg,
-    render_table_html,
-    table_rows,
-)
+from engine.publish.index_view import index_view
+from engine.publish.site.index_calculator import calculator_json
+from engine.publish.site.index_charts import chart_points, render_scatter_svg
+from engine.publish.site.index_macros import define_index_macros
+from engine.publish.site.index_model_page import model_page_data, render_model_html
+from engine.publish.site.index_table import render_table_html, table_rows
 
 from .helpers import DAY, entry, score
 
@@ -59,14 +55,14 @@ def _population():
 
 
 def test_rows_marks_and_core_count():
-    rows = {r["id"]: r for r in table_rows(build_index(_population()))}
+    rows = {r.id: r for r in table_rows(build_index(_population()))}
     evil = rows["evil"]
-    assert evil["core_text"] == "2/6" and evil["independent"] and evil["fine_tune"]
-    texts = [c["text"] for c in evil["cells"]]
+    assert evil.view.core_text == "2/6" and evil.independent and evil.fine_tune
+    texts = [c.text for c in evil.cells]
     assert texts[0] == "55.0✓" and texts[1] == "40.0*"  # independent replaces the lab's 70
-    assert rows["lonely"]["index_text"] == "—" and rows["lonely"]["rank"] is None
-    assert rows["m9"]["rank"] == 1
-    assert rows["m9"]["size_class"] == "Large" and rows["m0"]["size_class"] == "Tiny"
+    assert rows["lonely"].view.index_text == "—" and rows["lonely"].rank is None
+    assert rows["m9"].rank == 1
+    assert rows["m9"].size_class == "Large" and rows["m0"].size_class == "Tiny"
 
 
 def test_every_string_is_escaped_in_html():
@@ -81,15 +77,15 @@ def test_every_string_is_escaped_in_html():
 
 def test_model_page_keeps_the_labs_figure_and_lists_estimates():
     data = model_page_data(build_index(_population()), "evil")
-    mmlu = next(s for s in data["reported"] if s["benchmark"] == "MMLU-Pro")
-    assert mmlu["value"] == 55 and mmlu["lab_value"] == 70 and mmlu["label"] == "Independent"
-    assert any(e["benchmark"] == "AIME" for e in data["estimated"])
+    mmlu = next(s for s in data.reported if s.benchmark == "MMLU-Pro")
+    assert mmlu.value == 55 and mmlu.lab_value == 70 and mmlu.label == "Independent"
+    assert any(e.benchmark == "AIME" for e in data.estimated)
 
 
 def test_chart_points_need_an_index_and_a_price():
     result = build_index(_population())
-    assert {p["id"] for p in chart_points(result, "price")} == {"evil"}
-    assert "lonely" not in {p["id"] for p in chart_points(result, "params")}
+    assert {p.id for p in chart_points(result, "price")} == {"evil"}
+    assert "lonely" not in {p.id for p in chart_points(result, "params")}
 
 
 def test_calculator_json_cannot_close_its_script_tag():
@@ -131,7 +127,8 @@ def test_define_index_macros_registers_callables(tmp_path: Path):
 
 
 def test_an_excluded_benchmark_is_never_estimated_and_the_page_says_so():
-    from engine.publish.site.index_macros import cell, model_page_data, render_model_html
+    from engine.publish.site.index_model_page import model_page_data, render_model_html
+    from engine.publish.site.index_table import cell
 
     entries = [
         entry(
@@ -144,9 +141,9 @@ def test_an_excluded_benchmark_is_never_estimated_and_the_page_says_so():
     result = build_index(entries, excluded={"SWE-bench Verified": "no better than its average"})
     row = result.row("q")
     assert "SWE-bench Verified" not in row.estimates and result.index_benchmarks == ("MMLU-Pro", "GPQA Diamond")
-    shown = cell(row, "SWE-bench Verified", result.excluded)
-    assert shown["text"] == "—" and "not estimated" in shown["title"]
+    shown = cell(index_view(result, row), "SWE-bench Verified", result.excluded)
+    assert shown.text == "—" and "not estimated" in shown.title
     html = render_model_html(model_page_data(result, "q"))
     assert "Not reported and not estimated: SWE-bench Verified" in html
     # A model that reports it shows its figure as usual.
-    assert cell(result.row("m3"), "SWE-bench Verified", result.excluded)["text"] == "13.0"
+    assert cell(index_view(result, result.row("m3")), "SWE-bench Verified", result.excluded).text == "13.0"

@@ -12,7 +12,8 @@ from engine.core.models_file import ModelEntry
 from engine.core.reference_setting import load_reference_setting
 from engine.core.results import FLEET_DIR
 from engine.publish.board import build_board
-from engine.publish.html import Links, esc
+from engine.publish.escape import esc
+from engine.publish.html import Links
 from engine.publish.site.macros import ADD_MODEL_COMMAND, ADD_MODEL_ROW, front_board_html
 from tests.conftest import ROOT
 

@@ -17,7 +17,8 @@ from engine.core.results import load_run_file, write_run_file
 from engine.index.data import entry_to_yaml
 from engine.publish.board import board_from_dir
 from engine.publish.site.hooks import index_model_page, model_page
-from engine.publish.site.index_macros import IndexSite, plan_model_pages
+from engine.publish.site.index_macros import IndexSite
+from engine.publish.site.index_page_plan import plan_model_pages
 from tests.helpers.fleet import make_fleet
 from tests.index.helpers import entry, score
 from tests.publish.conftest import free_port, mkdocs_build, serve
@@ -117,11 +118,11 @@ def test_an_index_page_shows_the_board_figure_of_our_judged_run(site_fleet: Path
     for e in _entries({"ours": [row.model], "other": []}):
         (data / f"{e.id}.yaml").write_text(entry_to_yaml(e), encoding="utf-8")
     site = IndexSite(tmp_path, Path("reported"), board=lambda: board)
-    (ours,) = site.model_data("ours")["own_runs"]
-    assert (ours["pass_k"], ours["k"], ours["verdicts"]) == (row.headline, board.k, "judged")
+    (ours,) = site.model_data("ours").own_runs
+    assert (ours.pass_k, ours.k, ours.verdicts) == (row.headline, board.k, "judged")
     page = site.model_html("ours")
     assert f"<td>{row.headline:.1f}</td>" in page and "judged verdicts" in page
-    assert site.model_data("other")["own_runs"] == []
+    assert site.model_data("other").own_runs == ()
 
 
 def _pct(share: float | None) -> float | None:

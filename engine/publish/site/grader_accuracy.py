@@ -9,11 +9,11 @@ these files.
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 
 from engine.analysis.stats import wilson_interval
+from engine.publish.escape import esc
 
 PUBLISHED = Path("results") / "graders.json"
 FIRST_SIGHT = Path("results") / "first_sight"
@@ -32,7 +32,7 @@ def _module_table(data: dict) -> list[str]:
             "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
     for m in data["modules"]:
         wrong = m["false_fails"] + m["false_passes"] + m["errors"]
-        rows.append(f"| {html.escape(m['module'])} | {m['cases']} | {m['should_pass']} | {m['should_fail']} | "
+        rows.append(f"| {esc(m['module'])} | {m['cases']} | {m['should_pass']} | {m['should_fail']} | "
                     f"{m['false_fails']} | {m['false_passes']} | {_rate(wrong, m['cases'])} |")
     wrong = data["false_fails"] + data["false_passes"] + data["errors"]
     rows.append(f"| **all** | **{data['cases']}** | {sum(m['should_pass'] for m in data['modules'])} | "
@@ -52,8 +52,8 @@ def first_sight_markdown(project_dir: Path) -> str:
     for path in records:
         data = json.loads(path.read_text(encoding="utf-8"))
         commit = data.get("grader_commit") or "unknown"
-        out.append(f"**Batch {html.escape(data['batch'])}**, first seen on {html.escape(data['date'])} by the "
-                   f"graders at commit `{html.escape(commit[:12])}`:")
+        out.append(f"**Batch {esc(data['batch'])}**, first seen on {esc(data['date'])} by the "
+                   f"graders at commit `{esc(commit[:12])}`:")
         out.append("")
         out.extend(_module_table(data))
         out.append("")
@@ -73,6 +73,6 @@ def grader_accuracy_markdown(project_dir: Path) -> str:
         rows.append("Cases the graders still get wrong:")
         rows.append("")
         for r in misgraded:
-            rows.append(f"- `{html.escape(r['task'])}` / `{html.escape(r['case'])}`: labelled {r['expect']}, "
-                        f"graded {r['got']} ({html.escape(r['why'])})")
+            rows.append(f"- `{esc(r['task'])}` / `{esc(r['case'])}`: labelled {r['expect']}, "
+                        f"graded {r['got']} ({esc(r['why'])})")
     return "\n".join(rows)

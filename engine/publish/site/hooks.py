@@ -3,7 +3,7 @@ pages that exist.
 
 mkdocs-macros fills pages but cannot create them, so the model pages are added here as generated files: one
 per board row (our runs) and one per Small LM Index model, a model that is both having one page with the card
-and the index section (``engine.publish.site.index_macros.plan_model_pages`` decides where each page lives).
+and the index section (``engine.publish.site.index_page_plan.plan_model_pages`` decides where each page lives).
 
 A model page's text comes from result files and the index's data files, so none of it may reach the macro
 engine (Jinja) or Markdown. The generated file holds only ``STUB``, the same constant text for every model;
@@ -29,9 +29,12 @@ from mkdocs.structure.files import File, Files  # noqa: E402
 
 from engine.index.index import IndexRow  # noqa: E402
 from engine.publish.board import board_json  # noqa: E402
-from engine.publish.html import STATIC_DIR, Links, card_html, esc  # noqa: E402
+from engine.publish.escape import esc  # noqa: E402
+from engine.publish.html import STATIC_DIR, Links, card_html  # noqa: E402
 from engine.publish.site.context import site_board  # noqa: E402
-from engine.publish.site.index_macros import IndexSite, ModelPages, correction_url, plan_model_pages  # noqa: E402
+from engine.publish.site.index_macros import IndexSite  # noqa: E402
+from engine.publish.site.index_model_page import correction_url  # noqa: E402
+from engine.publish.site.index_page_plan import ModelPages, plan_model_pages  # noqa: E402
 
 # Methodology pages in reading order; a page not listed here follows, in name order.
 METHODOLOGY_ORDER = (

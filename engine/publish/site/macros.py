@@ -19,10 +19,10 @@ if importlib.util.find_spec("engine") is None:  # `mkdocs build` from a checkout
 
 from engine.core.results import FLEET_DIR  # noqa: E402
 from engine.publish.board import Board  # noqa: E402
+from engine.publish.escape import esc  # noqa: E402
 from engine.publish.html import (  # noqa: E402
     Links,
     chip,
-    esc,
     fmt,
     leaderboard_html,
     plural,
