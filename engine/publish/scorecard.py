@@ -7,11 +7,8 @@ from rich.table import Table
 
 from engine.analysis.scoring import Scorecard
 from engine.core.schema import RunFile
+from engine.publish.percent import percent_text
 from engine.run.runcost import decode_median, describe
-
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f}"
 
 
 def render(run: RunFile, card: Scorecard, console: Console | None = None) -> None:
@@ -20,13 +17,13 @@ def render(run: RunFile, card: Scorecard, console: Console | None = None) -> Non
     for column in ("module", "weight", "pass^k", "det score", "tasks scored", "excluded trials"):
         table.add_column(column, justify="left" if column == "module" else "right")
     for name, mod in card.modules.items():
-        table.add_row(name, f"{mod.weight:.2f}", _pct(mod.pass_k), _pct(mod.det_score),
+        table.add_row(name, f"{mod.weight:.2f}", percent_text(mod.pass_k), percent_text(mod.det_score),
                       str(mod.tasks_scored), str(mod.trials_excluded))
     console.print(table)
     rate = decode_median(run.trials)
     minutes = run.provenance.duration_s / 60
     console.print(
-        f"[bold]headline pass^{card.k}: {_pct(card.headline)}[/bold]  det score: {_pct(card.det_score)}  "
+        f"[bold]headline pass^{card.k}: {percent_text(card.headline)}[/bold]  det score: {percent_text(card.det_score)}  "
         f"tasks scored: {card.tasks_scored} (excluded {card.tasks_excluded})  "
         f"run time: {minutes:.1f} min  decode: {'—' if rate is None else f'{rate:.1f} tok/s'}"
     )
