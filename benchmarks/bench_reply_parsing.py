@@ -35,6 +35,8 @@ from engine.model.textcalls import read_text_calls  # noqa: E402
 UNITS = [
     "<tool_call>", "<tool_call>{", "[TOOL_CALLS] [", "[TOOL_CALLS]a[ARGS]{", "<|python_tag|>{", "<|python_tag|>a(",
     "<function=a>", "<function=a><parameter=x>", "<|tool_call|>[", "```", "```json\n{", "```tool_code\na(x=[",
+    "<|tool_call_start|>[a(x=", "<|tool_calls_section_begin|><|tool_call_begin|>a:0<|tool_call_argument_begin|>{",
+    "<TOOLCALL>[{", "<tool_call>a<arg_key>k</arg_key><arg_value>", "<seed:tool_call>",
     "<think>", "</think>", "<think>x</think>y ", "<|channel|>analysis<|message|>", "{", "[", '"',
     '{"name":"lookup","arguments":{}}; ', "word ", "x", " ", "\n", "#", "**a ", "_a ", "“", "I sent ", "e.g. ",
     "between ", "1. ", "7", "-", "@\n", "Answer: **x \n",

@@ -1,22 +1,34 @@
 """Tool calls a model wrote in its reply's text because the server did not parse them: the one reader.
 
 Small models behind a server without a tool parser for their family (or with a chat template that drops the
-``tools`` field) write their calls as text, each family in its own format. Read here:
+``tools`` field) write their calls as text, each family in its own format. Read here (each checked against the
+family's chat template or the reference parser named beside its reader):
 
 - ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``, as many tags as the reply holds (Hermes, Qwen,
   Granite 4; what the tools module's system prompt asks for when there is no native calling);
+- ``<tool_call>name<arg_key>key</arg_key><arg_value>value</arg_value>...</tool_call>`` (GLM-4.5 to 4.7; a
+  value is typed by the tool's schema) and ``<tool_call>name\n{...}</tool_call>`` (GLM-4);
+- ``<TOOLCALL>[{...}, ...]</TOOLCALL>`` (Nemotron);
 - ``<|tool_call|>[{...}, ...]`` (Granite 3);
+- ``<|tool_call_start|>[name(key=value, ...), ...]<|tool_call_end|>`` (LFM2, Python-style; or JSON);
+- ``<|tool_calls_section_begin|><|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{...}
+  <|tool_call_end|>...<|tool_calls_section_end|>`` (Kimi K2);
 - ``[TOOL_CALLS] [{...}, ...]`` (Mistral before v11) and ``[TOOL_CALLS]name[ARGS]{...}``, one marker per call,
   with or without ``[CALL_ID]id`` and with ``[ARGS]`` dropped by a server that strips special tokens (v11+);
 - ``<|python_tag|>{"name": ..., "parameters": {...}}``, several calls separated by ``;`` (Llama 3.x), and a
   Python-style call after the tag;
 - ``<function=name>{...}</function>`` (Llama 3.1) and ``<function=name><parameter=key>value</parameter>...
-  </function>`` (Qwen3-Coder; a value is typed by the tool's schema: text for a string parameter, JSON else);
+  </function>`` (Qwen3-Coder, and Seed-OSS inside ``<seed:tool_call>``; a value is typed by the tool's schema:
+  text for a string parameter, JSON else);
 - a fenced ``tool_code`` block of Python-style calls, ``get_weather(city="Porto")`` (Gemma), read with
-  ``ast``: keyword arguments whose values are literals, nothing evaluated;
+  ``ast``: keyword arguments whose values are literals, nothing evaluated; a list of such calls is read too
+  (LFM2, Llama's pythonic form);
 - with none of those markers: fenced JSON, or a reply that is nothing but JSON values (Llama without its
   tag, ``;``-separated), counted only when every value is a call of an offered tool, so ordinary JSON in
   an answer is left alone.
+
+A wrapper token (``<tool_call>`` around Qwen3-Coder's ``<function=...>``, ``<seed:tool_call>``, Kimi's section
+tokens) is taken out with the call it wraps; one with no call after it is a call that cannot be read.
 
 Arguments may be an object or a JSON string holding one (escaped once or twice). A marker whose call cannot be
 read (broken JSON, a positional or computed Python argument, no name) is not dropped: it becomes a call with
@@ -40,10 +52,20 @@ from typing import Any
 from engine.core import modeljson
 from engine.core.schema import ToolCall
 
-#: The markers that open a call in each format; a marker's text runs to the next marker.
-_MARKER = re.compile(r"<tool_call>|<\|tool_call\|>|\[TOOL_CALLS\]|<\|python_tag\|>|<function=|```tool_code")
+#: The markers that open a call (or a wrapper around calls) in each format; a marker's text runs to the next.
+_MARKER = re.compile(
+    r"<tool_call>|<TOOLCALL>|<\|tool_call\|>|<\|tool_call_start\|>|<\|tool_calls?_section_begin\|>"
+    r"|<\|tool_call_begin\|>|\[TOOL_CALLS\]|<\|python_tag\|>|<seed:tool_call>|<function=|```tool_code")
+#: Markers that only wrap the calls after them, and their closing tokens; one that wraps nothing is a call that
+#: cannot be read. Seed-OSS's chat template writes ``<seed:tool_call>\n<function=name>\n<parameter=key>value
+#: </parameter>\n</function>\n</seed:tool_call>`` (vLLM's seed_oss tool parser reads it so), Kimi K2 a section.
+_WRAPPERS = ("<seed:tool_call>", "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
+_WRAPPER_ENDS = ("</seed:tool_call>", "<|tool_calls_section_end|>", "<|tool_call_section_end|>")
+#: Kimi K2 closes a call and its section with these (the singular spelling is the one some of its templates use).
+_KIMI_END = ("<|tool_call_end|>", "<|tool_calls_section_end|>", "<|tool_call_section_end|>")
 #: Tokens that close a call (or the wrapper around one) and go with it when the call is taken out of the text.
-_CLOSERS = ("</tool_call>", "</function>", "<|eom_id|>", "<|eot_id|>", "<|end_of_text|>", "</s>")
+_CLOSERS = ("</tool_call>", "</TOOLCALL>", "</function>", "</seed:tool_call>", *_KIMI_END,
+            "<|eom_id|>", "<|eot_id|>", "<|end_of_text|>", "</s>")
 _FENCE = "```"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}")
 _CALL_ID = re.compile(r"\[CALL_ID\][A-Za-z0-9_\-]{0,64}")
@@ -132,12 +154,17 @@ def _marked(content: str, markers: list[re.Match[str]], schemas: Schemas,
         limit = markers[k + 1].start() if k + 1 < len(markers) else len(content)
         body = content[marker.end():limit]
         kind = marker.group(0)
-        wrapper = kind == "<tool_call>" and k + 1 < len(markers) and not body.strip()
+        followed = k + 1 < len(markers)
+        # A wrapper closed before the next marker wraps nothing; its reader makes it a call that cannot be read.
+        wrapper = followed and ((kind in _WRAPPERS and not any(end in body for end in _WRAPPER_ENDS))
+                                or (kind == "<tool_call>" and not body.strip()))
         if len(found) >= max_calls:
             past_cap += not wrapper
             continue
         if wrapper:
-            spans.append((marker.start(), limit))  # a wrapper around the next marker's call (Qwen3-Coder)
+            # The token around the next marker's call (Qwen3-Coder's <tool_call>, Seed-OSS, Kimi's section): it
+            # goes, with the blank text after it; any other text between it and the call stays in the answer.
+            spans.append((marker.start(), limit if not body.strip() else marker.end()))
             continue
         try:
             calls, used = _READERS[kind](body, schemas)
@@ -153,8 +180,61 @@ def _marked(content: str, markers: list[re.Match[str]], schemas: Schemas,
 
 
 def _tool_call_tag(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
-    """``<tool_call>`` JSON ``</tool_call>``: one object, a list, or several objects in one tag."""
+    """``<tool_call>`` ... ``</tool_call>``: JSON (one object, a list, or several objects in one tag), or a
+    tool name first, then GLM's ``<arg_key>``/``<arg_value>`` pairs, a JSON object (GLM-4) or nothing."""
     close = body.find("</tool_call>")
+    used = len(body) if close < 0 else close
+    try:
+        inner = body[:used]
+        start = _skip(inner, 0)
+        name = None if inner.startswith(("{", "["), start) else _GLM_NAME.match(inner, start)
+        if name is None:
+            return _json_calls(inner, explicit=True), used
+        if close < 0 and not inner.startswith("{", name.end()):
+            # Pairs are not closed as JSON is: without </tool_call> the call may have been cut between two.
+            raise _Unreadable("no </tool_call>: the call may be cut off", name.group(1))
+        return [_Found(name.group(1), _glm_arguments(inner, name.end(), name.group(1), schemas))], used
+    except _Unreadable as exc:
+        raise exc.closed_at(used) from None
+
+
+#: GLM-4.5's call: the name, then its pairs (``<tool_call>name\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>
+#: \n</tool_call>``; 4.7 drops the newline, a call without arguments is the name alone) as its chat template
+#: writes them and vLLM's glm4_moe / glm47_moe tool parsers read them; GLM-4 put a JSON object after the name.
+_GLM_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]{0,127})[ \t\r\n]*(?=<arg_key>|\{|$)")
+
+
+def _glm_arguments(inner: str, at: int, name: str, schemas: Schemas) -> str:
+    if inner.startswith("{", at):
+        try:
+            return _arguments(modeljson.loads(inner[at:]))
+        except json.JSONDecodeError as exc:
+            raise _Unreadable(f"arguments: {exc.msg}", name) from None
+    props = _properties(schemas.get(name, {}))
+    args: dict[str, Any] = {}
+    while (key_at := inner.find("<arg_key>", at)) >= 0:
+        key_end = inner.find("</arg_key>", key_at)
+        if key_end < 0:
+            raise _Unreadable("<arg_key> is never closed", name)
+        key = inner[key_at + len("<arg_key>"):key_end].strip()
+        if not key or len(key) > 128:
+            raise _Unreadable("an empty or overlong <arg_key>", name)
+        value_at = _skip(inner, key_end + len("</arg_key>"))
+        if not inner.startswith("<arg_value>", value_at):
+            raise _Unreadable(f"<arg_key>{key[:40]}</arg_key> has no <arg_value>", name)
+        value_end = inner.find("</arg_value>", value_at)
+        if value_end < 0:
+            raise _Unreadable(f"the <arg_value> of {key[:40]} is never closed", name)
+        # GLM's template writes a string as it is and anything else as JSON, with no newline around either.
+        args[key] = _typed(inner[value_at + len("<arg_value>"):value_end], props.get(key))
+        at = value_end + len("</arg_value>")
+    return json.dumps(modeljson.cleaned(args), ensure_ascii=False)
+
+
+def _nemotron(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
+    """``<TOOLCALL>[{"name": ..., "arguments": {...}}, ...]</TOOLCALL>`` (Nemotron Nano; the format of vLLM's
+    nemotron_json tool parser and of the parser NVIDIA ships with NVIDIA-Nemotron-Nano-9B-v2)."""
+    close = body.find("</TOOLCALL>")
     used = len(body) if close < 0 else close
     try:
         return _json_calls(body[:used], explicit=True), used
@@ -163,17 +243,58 @@ def _tool_call_tag(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
 
 
 def _json_after_marker(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
-    """``<|tool_call|>`` and ``<|python_tag|>``: JSON call objects (or lists of them) separated by ``;``; a
-    python tag followed by a Python-style call is read like a ``tool_code`` block."""
+    """``<|tool_call|>``, ``<|python_tag|>`` and ``<|tool_call_start|>``: JSON call objects (or lists of them)
+    separated by ``;``, or Python-style calls read like a ``tool_code`` block, a list of them included. LFM2
+    writes ``<|tool_call_start|>[get_weather(location="Paris")]<|tool_call_end|>`` (its chat template; vLLM's
+    lfm2 tool parser), or JSON when its system prompt asks for JSON (llama.cpp's "LFM2 with JSON tools")."""
     start = _skip(body, 0)
     end = min((i for i in (body.find(c) for c in _CLOSERS) if i >= 0), default=len(body))
     try:
-        if body.startswith(("{", "["), start):
+        if _json_follows(body, start):
             values, used = _json_values(body, start)
             return _calls_of(values, explicit=True), used
         return _python_calls(body[:end]), end
     except _Unreadable as exc:
         raise exc.closed_at(end) from None
+
+
+def _json_follows(body: str, start: int) -> bool:
+    """JSON starts here: an object, or a list of objects (``[get_weather(...)]`` is a list of Python calls)."""
+    if body.startswith("{", start):
+        return True
+    return body.startswith("[", start) and body.startswith(("{", "]"), _skip(body, start + 1))
+
+
+#: Kimi K2's call after ``<|tool_call_begin|>``: ``functions.name:index`` then ``<|tool_call_argument_begin|>``
+#: and a JSON object, to ``<|tool_call_end|>`` (its chat template; vLLM's kimi_k2 tool parser, which takes the
+#: name after ``functions.`` and before ``:index``).
+_KIMI_ID = re.compile(r"[ \t\r\n]*([^\s:<>]{1,160}?)(?::\d{1,9})?[ \t\r\n]*<\|tool_call_argument_begin\|>")
+
+
+def _kimi_call(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
+    used = min((i for i in (body.find(c) for c in _KIMI_END) if i >= 0), default=len(body))
+    head = _KIMI_ID.match(body, 0, used)
+    if head is None:
+        name = _NAME.match(body, _skip(body, 0), used)
+        raise _Unreadable("no <|tool_call_argument_begin|> after the call's id",
+                          name.group(0).removeprefix("functions.") if name else "", used)
+    name = head.group(1).removeprefix("functions.")
+    text = body[head.end():used].strip()
+    if not text:
+        return [_Found(name, "{}")], used
+    try:
+        return [_Found(name, _arguments(modeljson.loads(text)))], used
+    except json.JSONDecodeError as exc:
+        raise _Unreadable(f"arguments: {exc.msg}", name, used) from None
+
+
+def _wrapper(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
+    """A wrapper with no call marker after it: Kimi's section may hold a call whose ``<|tool_call_begin|>``
+    was dropped; anything else is a call that cannot be read, to the wrapper's closing token."""
+    if _KIMI_ID.match(body) is not None:
+        return _kimi_call(body, schemas)
+    end = min((i for i in (body.find(c) for c in _CLOSERS) if i >= 0), default=len(body))
+    raise _Unreadable("a tool-call wrapper with no call inside", "", end)
 
 
 def _mistral(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
@@ -210,12 +331,12 @@ def _function_tag(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
     close = body.find("</function>", head.end())
     used = len(body) if close < 0 else close
     try:
-        return [_Found(name, _function_arguments(body[head.end():used], name, schemas))], used
+        return [_Found(name, _function_arguments(body[head.end():used], name, schemas, close >= 0))], used
     except _Unreadable as exc:
         raise exc.closed_at(used) from None
 
 
-def _function_arguments(inner: str, name: str, schemas: Schemas) -> str:
+def _function_arguments(inner: str, name: str, schemas: Schemas, closed: bool) -> str:
     text = inner.strip()
     if not text:
         return "{}"
@@ -225,6 +346,9 @@ def _function_arguments(inner: str, name: str, schemas: Schemas) -> str:
         except json.JSONDecodeError as exc:
             raise _Unreadable(f"arguments: {exc.msg}", name) from None
     if "<parameter=" in text:
+        if not closed:
+            # Pairs are not closed as JSON is: without </function> the call may have been cut between two.
+            raise _Unreadable("no </function>: the call may be cut off", name)
         return _parameters(text, schemas.get(name, {}), name)
     raise _Unreadable("neither JSON nor <parameter=...> after the function name", name)
 
@@ -232,23 +356,32 @@ def _function_arguments(inner: str, name: str, schemas: Schemas) -> str:
 def _parameters(text: str, schema: Mapping[str, Any], name: str) -> str:
     """``<parameter=key>value</parameter>`` pairs as a JSON object: text for a parameter the schema types as
     a string, a JSON value (text when it is not one) for the others."""
-    props = schema.get("properties") if isinstance(schema, Mapping) else None
-    props = props if isinstance(props, Mapping) else {}
+    props = _properties(schema)
     args: dict[str, Any] = {}
     at = 0
     while (m := _PARAMETER.search(text, at)) is not None:
         close = text.find("</parameter>", m.end())
         if close < 0:
             raise _Unreadable(f"<parameter={m.group(1)}> is never closed", name)
-        key, raw = m.group(1), text[m.end():close].strip("\n")
-        kind = props.get(key, {}).get("type") if isinstance(props.get(key), Mapping) else None
-        if kind == "string":
-            args[key] = raw
-        else:
-            value = modeljson.try_loads(raw)
-            args[key] = raw if value is None else value
+        key = m.group(1)
+        # Qwen3-Coder's template puts the value on lines of its own: the newlines around it are markup.
+        args[key] = _typed(text[m.end():close].strip("\n"), props.get(key))
         at = close + len("</parameter>")
     return json.dumps(modeljson.cleaned(args), ensure_ascii=False)
+
+
+def _properties(schema: Any) -> Mapping[str, Any]:
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    return props if isinstance(props, Mapping) else {}
+
+
+def _typed(raw: str, prop: Any) -> Any:
+    """A value written as text in XML-style markup: text for a parameter the schema types as a string, a JSON
+    value (the text itself when it is not one) for the others."""
+    if isinstance(prop, Mapping) and prop.get("type") == "string":
+        return raw
+    value = modeljson.try_loads(raw)
+    return raw if value is None else value
 
 
 def _tool_code(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
@@ -265,7 +398,13 @@ def _tool_code(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
 
 _READERS = {
     "<tool_call>": _tool_call_tag,
+    "<TOOLCALL>": _nemotron,
     "<|tool_call|>": _json_after_marker,
+    "<|tool_call_start|>": _json_after_marker,
+    "<|tool_call_begin|>": _kimi_call,
+    "<|tool_calls_section_begin|>": _wrapper,
+    "<|tool_call_section_begin|>": _wrapper,
+    "<seed:tool_call>": _wrapper,
     "<|python_tag|>": _json_after_marker,
     "[TOOL_CALLS]": _mistral,
     "<function=": _function_tag,
@@ -294,27 +433,36 @@ def _python_calls(source: str) -> list[_Found]:
     found = []
     for statement in tree.body:
         node = statement.value if isinstance(statement, ast.Expr) else None
-        if isinstance(node, ast.Call) and _callee(node) == "print" and len(node.args) == 1 and not node.keywords:
-            node = node.args[0]
-        if not isinstance(node, ast.Call) or not _callee(node):
-            raise _Unreadable("a statement that is not a call")
-        name = _callee(node)
-        if node.args:
-            raise _Unreadable("positional arguments (only key=value is read)", name)
-        args: dict[str, Any] = {}
-        for keyword in node.keywords:
-            if keyword.arg is None:
-                raise _Unreadable("**arguments", name)
-            try:
-                args[keyword.arg] = _plain(ast.literal_eval(keyword.value))
-            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-                raise _Unreadable(f"the value of {keyword.arg} is not a literal", name) from None
-        try:
-            text_args = json.dumps(modeljson.cleaned(args), ensure_ascii=False, allow_nan=False)
-        except ValueError:
-            raise _Unreadable("a number out of range", name) from None
-        found.append(_Found(name, text_args))
+        if isinstance(node, (ast.List, ast.Tuple)):  # [a(x=1), b(y=2)]: LFM2, Llama's pythonic form
+            if not node.elts:
+                raise _Unreadable("an empty list of calls")
+            found.extend(_python_call(element) for element in node.elts)
+        else:
+            found.append(_python_call(node))
     return found
+
+
+def _python_call(node: ast.expr | None) -> _Found:
+    if isinstance(node, ast.Call) and _callee(node) == "print" and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    if not isinstance(node, ast.Call) or not _callee(node):
+        raise _Unreadable("a statement that is not a call")
+    name = _callee(node)
+    if node.args:
+        raise _Unreadable("positional arguments (only key=value is read)", name)
+    args: dict[str, Any] = {}
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            raise _Unreadable("**arguments", name)
+        try:
+            args[keyword.arg] = _plain(ast.literal_eval(keyword.value))
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            raise _Unreadable(f"the value of {keyword.arg} is not a literal", name) from None
+    try:
+        text_args = json.dumps(modeljson.cleaned(args), ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        raise _Unreadable("a number out of range", name) from None
+    return _Found(name, text_args)
 
 
 def _callee(node: ast.Call) -> str:

@@ -74,6 +74,47 @@ FORMATS = {
                              '{"name": "get_weather", "parameters": {"city": "Oslo"}}', [PORTO, OSLO]),
     "arguments_as_escaped_json": (
         '<tool_call>{"name": "get_weather", "arguments": "{\\"city\\": \\"Porto\\"}"}</tool_call>', [PORTO]),
+    # LFM2: a Python list of calls between its tokens (vLLM's lfm2 tool parser), or JSON when asked for JSON
+    "lfm2_pythonic": ('<|tool_call_start|>[get_weather(city="Porto")]<|tool_call_end|>', [PORTO]),
+    "lfm2_pythonic_several": ("<|tool_call_start|>[get_weather(city='Porto'), get_weather(city='Oslo', days=2)]"
+                              "<|tool_call_end|>", [PORTO, ("get_weather", {"city": "Oslo", "days": 2})]),
+    "lfm2_json": ('<|tool_call_start|>[{"name": "get_weather", "arguments": {"city": "Porto"}}]<|tool_call_end|>',
+                  [PORTO]),
+    # Kimi K2: functions.<name>:<index> and JSON arguments, several calls in one section
+    "kimi_section": (
+        '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>'
+        '{"city": "Porto"}<|tool_call_end|><|tool_call_begin|>functions.get_weather:1'
+        '<|tool_call_argument_begin|>{"city": "Oslo"}<|tool_call_end|><|tool_calls_section_end|>', [PORTO, OSLO]),
+    "kimi_singular_section_spaced": (
+        '<|tool_call_section_begin|>\n<|tool_call_begin|> functions.lookup:7 <|tool_call_argument_begin|> {} '
+        '<|tool_call_end|>\n<|tool_call_section_end|>', [("lookup", {})]),
+    "kimi_without_index_or_section": (
+        '<|tool_call_begin|>get_weather<|tool_call_argument_begin|>{"city": "Porto"}<|tool_call_end|>', [PORTO]),
+    "kimi_call_begin_dropped": (
+        '<|tool_calls_section_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Porto"}'
+        '<|tool_call_end|><|tool_calls_section_end|>', [PORTO]),
+    # Nemotron: a JSON list in <TOOLCALL>
+    "nemotron": ('<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Porto"}}, '
+                 '{"name": "get_weather", "arguments": {"city": "Oslo"}}]</TOOLCALL>', [PORTO, OSLO]),
+    "nemotron_unlisted_object": ('<TOOLCALL>{"name": "get_weather", "arguments": {"city": "Porto"}}</TOOLCALL>',
+                                 [PORTO]),
+    # GLM-4.5 pairs typed by the schema (a string stays text, "4000" too; an integer is JSON), GLM-4.7 without
+    # newlines, a call without arguments, GLM-4's name-then-JSON
+    "glm45_pairs": ("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>4000</arg_value>\n"
+                    "<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>",
+                    [("get_weather", {"city": "4000", "days": 3})]),
+    "glm47_no_newlines": ("<tool_call>get_weather<arg_key>city</arg_key><arg_value>Porto</arg_value></tool_call>"
+                          "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call>",
+                          [PORTO, OSLO]),
+    "glm_value_with_markup_characters": (
+        "<tool_call>lookup\n<arg_key>q</arg_key>\n<arg_value>a < b && {c}</arg_value>\n</tool_call>",
+        [("lookup", {"q": "a < b && {c}"})]),
+    "glm_without_arguments": ("<tool_call>lookup\n</tool_call>", [("lookup", {})]),
+    "glm4_name_then_json": ('<tool_call>get_weather\n{"city": "Porto"}</tool_call>', [PORTO]),
+    # Seed-OSS: Qwen3-Coder's <function=...> inside <seed:tool_call>
+    "seed_oss": ("<seed:tool_call>\n<function=get_weather>\n<parameter=city>Porto</parameter>\n</function>\n"
+                 "</seed:tool_call><seed:tool_call><function=get_weather><parameter=city>Oslo</parameter>"
+                 "</function></seed:tool_call>", [PORTO, OSLO]),
     "arguments_escaped_twice": (
         '<tool_call>' + json.dumps({"name": "get_weather", "arguments": json.dumps(json.dumps({"city": "Porto"}))})
         + '</tool_call>', [PORTO]),
@@ -97,6 +138,35 @@ def test_the_text_around_calls_is_kept():
 
 
 @pytest.mark.parametrize("text", [
+    "Sending the same refund again.\n<|tool_call_start|>[get_weather(city='Porto')]<|tool_call_end|>\nDone.",
+    "Sending the same refund again.\n<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+    '<|tool_call_argument_begin|>{"city": "Porto"}<|tool_call_end|><|tool_calls_section_end|>\nDone.',
+    'Sending the same refund again.\n<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Porto"}}]'
+    "</TOOLCALL>\nDone.",
+    "Sending the same refund again.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Porto"
+    "</arg_value>\n</tool_call>\nDone.",
+    "Sending the same refund again.\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>Porto</parameter>"
+    "\n</function>\n</seed:tool_call>\nDone.",
+])
+def test_the_text_around_a_call_of_each_newer_format_is_kept(text):
+    calls, found = read(text)
+    assert calls == [PORTO] and found.rest == "Sending the same refund again.\nDone."
+
+
+def test_text_between_a_wrapper_and_its_call_stays_in_the_answer():
+    calls, found = read("<seed:tool_call>I will look.\n<function=get_weather>{\"city\": \"Porto\"}</function>"
+                        "</seed:tool_call>")
+    assert calls == [PORTO] and found.rest == "I will look." and found.unread == 0
+
+
+def test_a_wrapper_closed_before_the_next_call_wraps_nothing_and_is_a_call_that_cannot_be_read():
+    found = read_text_calls("<|tool_calls_section_begin|>I cannot.<|tool_calls_section_end|>\nThen:\n"
+                            '<tool_call>{"name": "get_weather", "arguments": {"city": "Porto"}}</tool_call>', TOOLS)
+    assert [(c.name, c.arguments) for c in found.calls] == [("", "I cannot."), ("get_weather", '{"city": "Porto"}')]
+    assert found.unread == 1 and found.rest == "Then:"
+
+
+@pytest.mark.parametrize("text", [
     '{"name": "Alice", "arguments": "none"}',  # JSON that names no offered tool is an answer
     '```json\n{"name": "delete_everything", "arguments": {}}\n```',
     '{"name": "get_weather", "arguments": {"city": "Porto"}} and that is what I would call.',
@@ -112,7 +182,8 @@ def test_unmarked_json_or_code_that_is_not_only_offered_calls_is_an_answer(text)
 
 UNREADABLE = {
     "broken_json": ('<tool_call>{"name": "get_weather", "arguments": {</tool_call> after', "get_weather"),
-    "no_json_at_all": ("<tool_call>garbage</tool_call> after", ""),
+    # a lone name in the tag is GLM's call without arguments (read above); prose is not
+    "no_json_at_all": ("<tool_call>not a call at all</tool_call> after", ""),
     "json_not_a_call": ('<tool_call>{"city": "Porto"}</tool_call> after', ""),
     "cut_off_tag": ("after <tool_call>", ""),
     "mistral_prose": ("after [TOOL_CALLS] Sorry, I cannot.", ""),
@@ -131,6 +202,35 @@ UNREADABLE = {
                      "lookup"),
     "nan": ('<|python_tag|>{"name": "get_weather", "parameters": {"days": NaN}}<|eom_id|> after', "get_weather"),
     "python_infinity": ("```tool_code\nget_weather(days=1e999)\n```\nafter", "get_weather"),
+    "lfm2_positional": ('<|tool_call_start|>[get_weather("Porto")]<|tool_call_end|> after', "get_weather"),
+    "lfm2_empty_list": ("<|tool_call_start|>[]<|tool_call_end|> after", ""),
+    "lfm2_list_with_a_non_call": ("<|tool_call_start|>[get_weather(city='Porto'), 3]<|tool_call_end|> after", ""),
+    "lfm2_not_python": ("<|tool_call_start|>[get_weather(city=]<|tool_call_end|> after", ""),
+    "lfm2_code_not_literal": ("<|tool_call_start|>[get_weather(city=open('/etc/passwd').read())]<|tool_call_end|>"
+                              " after", "get_weather"),
+    "kimi_broken_json": ('<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0'
+                         '<|tool_call_argument_begin|>{"city": <|tool_call_end|><|tool_calls_section_end|> after',
+                         "get_weather"),
+    "kimi_no_argument_token": ('<|tool_call_begin|>functions.get_weather:0{"city": "Porto"}<|tool_call_end|> after',
+                               "get_weather"),
+    "kimi_section_of_prose": ("<|tool_calls_section_begin|>I cannot call that.<|tool_calls_section_end|> after", ""),
+    "kimi_cut_off": ("after <|tool_calls_section_begin|><|tool_call_begin|>functions.get_wea", "get_wea"),
+    "nemotron_broken": ('<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Po</TOOLCALL> after',
+                        "get_weather"),
+    "nemotron_not_a_call": ('<TOOLCALL>["get_weather"]</TOOLCALL> after', ""),
+    "glm_unclosed_key": ("<tool_call>get_weather\n<arg_key>city\n</tool_call> after", "get_weather"),
+    "glm_key_without_value": ("<tool_call>get_weather\n<arg_key>city</arg_key> Porto\n</tool_call> after",
+                              "get_weather"),
+    "glm_unclosed_value": ("<tool_call>get_weather\n<arg_key>city</arg_key><arg_value>Porto\n</tool_call> after",
+                           "get_weather"),
+    "glm_empty_key": ("<tool_call>get_weather<arg_key> </arg_key><arg_value>x</arg_value></tool_call> after",
+                      "get_weather"),
+    "glm4_broken_json": ('<tool_call>get_weather\n{"city": </tool_call> after', "get_weather"),
+    # pairs cut off before the closing tag may be missing arguments: never run
+    "glm_cut_off": ("after <tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Porto</arg_value>",
+                    "get_weather"),
+    "qwen_coder_cut_off": ("after <function=get_weather>\n<parameter=city>\nPorto\n</parameter>", "get_weather"),
+    "seed_wrapping_nothing": ("<seed:tool_call>get_weather city=Porto</seed:tool_call> after", ""),
 }
 
 
@@ -174,7 +274,12 @@ def test_calls_past_the_cap_are_counted_and_not_read():
 HOSTILE_UNITS = ["<tool_call>", "<tool_call>{", "<tool_call>[", "[TOOL_CALLS] [", "[TOOL_CALLS]a[ARGS]{",
                  "<|python_tag|>{", "<|python_tag|>a(", "<function=a>", "<function=a>{", "<function=a><parameter=x>",
                  "```", "```json\n{", "```tool_code\na(x=[", "<|tool_call|>[", "{", "[", '"', "\\",
-                 '{"name":"lookup","arguments":{}}; ', "<tool_call>\n<function=a>\n"]
+                 '{"name":"lookup","arguments":{}}; ', "<tool_call>\n<function=a>\n",
+                 "<|tool_call_start|>[", "<|tool_call_start|>[a(x=", "<|tool_calls_section_begin|>",
+                 "<|tool_call_begin|>", "<|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{",
+                 "<|tool_calls_section_begin|><|tool_call_begin|>a", "<TOOLCALL>[{", "<TOOLCALL>",
+                 "<tool_call>a<arg_key>", "<tool_call>a<arg_key>k</arg_key>", "<arg_key>k</arg_key><arg_value>",
+                 "<tool_call>a\n", "<seed:tool_call>", "<seed:tool_call>x", " ", "\n", "a"]
 
 
 @pytest.mark.parametrize("unit", HOSTILE_UNITS)
@@ -185,3 +290,22 @@ def test_a_quarter_million_characters_of_markup_is_read_in_linear_time(unit):
     found = read_text_calls(text, TOOLS, max_calls=32)
     assert time.perf_counter() - started < 3.0
     assert len(found.calls) <= 32
+
+
+LONG_BODIES = {
+    "kimi_id_of_spaces": "<|tool_call_begin|>" + " " * 250_000,
+    "kimi_id_of_name_characters": "<|tool_call_begin|>" + "a" * 250_000,
+    "glm_pairs": "<tool_call>a" + "<arg_key>k</arg_key><arg_value>v</arg_value>" * 5_000 + "</tool_call>",
+    "glm_name_then_spaces": "<tool_call>a" + " " * 250_000 + "x",
+    "lfm2_long_list": "<|tool_call_start|>[" + "a(x=1)," * 2_000 + "]<|tool_call_end|>",
+    "seed_wrapper_of_text": "<seed:tool_call>" + "x" * 250_000,
+}
+
+
+@pytest.mark.parametrize("text", list(LONG_BODIES.values()), ids=list(LONG_BODIES))
+def test_one_marker_with_a_quarter_million_characters_after_it_is_read_in_linear_time(text):
+    started = time.perf_counter()
+    found = read_text_calls(text, TOOLS, max_calls=32)
+    assert time.perf_counter() - started < 3.0
+    assert 1 <= len(found.calls) <= 32
+    assert all(len(c.arguments) <= RAW_CHARS + 40 or c.name == "a" for c in found.calls)
