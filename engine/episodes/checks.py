@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal, Union
@@ -34,7 +35,8 @@ from engine.episodes.structure import (
     without_code_spans,
     words,
 )
-from engine.readers.quantity import find, parse, quantities
+from engine.readers.concepts import Language, Match, match, tokens
+from engine.readers.quantity import compare, contexts, find, parse, quantities
 
 # --------------------------------------------------------------------------------------------------------
 # Helpers
@@ -821,6 +823,33 @@ class Regex(TextCheck):
         return OK
 
 
+# Unicode's number categories: decimal digits in any script (ASCII, full-width, Arabic-Indic), letter-like
+# numerals (Roman numeral characters such as Ⅳ) and other numerals (superscripts, circled ①, fractions ½).
+# Ideographs such as 三 have a numeric value too but are words of their script, not numerals.
+_NUMERAL_CATEGORIES = ("Nd", "Nl", "No")
+
+
+class NoNumerals(TextCheck):
+    """No number is written as a numeral ("no digits; write numbers out in words"): no character that
+    Unicode counts as a numeral (``unicodedata.numeric`` with a number category: ``7``, full-width ``７``,
+    superscript ``²``, circled ``①``, ``Ⅳ``, ``½``) and no list numbered with Roman numerals (``I.``,
+    ``II.``, ``III.``, as the structure reader reads list markers). The word "I" and a letter such as the
+    C of "Vitamin C" are no numerals: a Roman numeral counts only where it numbers a list."""
+
+    check: Literal["no_numerals"]
+
+    def check_text(self, text: str) -> Outcome:
+        for c in text:
+            if unicodedata.category(c) in _NUMERAL_CATEGORIES and unicodedata.numeric(c, None) is not None:
+                return False, f"writes the numeral {quote(c)}"
+        roman = [i.marker for i in list_items(text) if i.kind == "roman"]
+        if roman:
+            # Roman numerals are letters: a reader may hold that "no digits" leaves them free, so say so.
+            return Outcome(False, f"numbers a list with Roman numerals ({quote(roman[:3], 40)})",
+                           "check: Roman numerals are numerals but not digits; read as numbers not written in words")
+        return OK
+
+
 class StartsWith(TextCheck):
     """The text, leading white space and Markdown emphasis aside, starts with ``text``
     (``**Garden note:** ...`` starts with ``Garden note:``)."""
@@ -965,6 +994,61 @@ class FiguresFrom(TextCheck):
         return (False, f"figures not in the source: {quote(sorted(set(extra)))}") if extra else OK
 
 
+class FigureOf(TextCheck):
+    """Each time the reply states ``figure`` it is said of the source's subject: the clause the figure
+    stands in (or, unsure, its sentence) names every concept of ``subject`` through the concept reader
+    (:mod:`engine.readers.concepts`), in the reply's ``language``. "Cut failed nightly jobs by 40%"
+    rewritten as "uploads 40% faster" keeps the figure and changes what it is said of, and fails. A clause
+    that names only some of the concepts fails and says the check is unsure."""
+
+    check: Literal["figure_of"]
+    figure: str = Field(min_length=1, max_length=64)
+    subject: list[list[str]] = Field(min_length=1)
+    language: Language = "en"
+
+    @field_validator("figure")
+    @classmethod
+    def _readable(cls, value: str) -> str:
+        if parse(value) is None:
+            raise ValueError(f"{value!r} is not one quantity the quantity reader reads, such as '40%'")
+        return value
+
+    @field_validator("subject")
+    @classmethod
+    def _terms(cls, value: list[list[str]]) -> list[list[str]]:
+        if not all(concept and all(tokens(t) for t in concept) for concept in value):
+            raise ValueError("each concept of subject is a non-empty list of terms with a word each")
+        return value
+
+    def check_text(self, text: str) -> Outcome:
+        expected = parse(self.figure)
+        assert expected is not None  # checked when the task loads
+        stated = [q for q in quantities(text) if compare(expected, q)[0]]
+        if not stated:
+            return Outcome(False, f"does not state {self.figure}")
+        unsure = None
+        named: dict[tuple[int, int], Match] = {}  # a clause or sentence holding many figures is read once
+
+        def read(span: tuple[int, int]) -> Match:
+            if span not in named:
+                named[span] = match(text[span[0]:span[1]], self.subject, self.language)
+            return named[span]
+
+        for clause, sentence in contexts(text, stated):
+            if read(clause).full:
+                continue
+            said = quote(text[clause[0]:clause[1]].strip(), 70)
+            if read(sentence).full:
+                unsure = unsure or f"check: {self.figure} is said in the sentence that names its subject, " \
+                                   f"not in its clause {said}"
+                continue
+            near = read(clause)
+            lacks = " / ".join(self.subject[near.missing[0]][:3])
+            why = f"check: the clause names part of the subject but not {quote(lacks, 40)}" if near.partial else None
+            return Outcome(False, f"{self.figure} is said of something else: {said}", why)
+        return Outcome(True, "", unsure)
+
+
 # Words that mark the old and the new value of a change, in the languages the tasks use.
 _FROM_WORDS = (r"(?:from|de|desde|von|du|previously|formerly|before|antes|anteriormente|instead\s+of"
                r"|en\s+lugar\s+de|frente\s+a|vs\.?)")
@@ -1001,33 +1085,62 @@ class Change(TextCheck):
 
 
 class ItemsMatch(JsonCheck):
-    """The array of strings at ``path`` holds each agreed item (one ``pattern`` each, case-insensitive) and,
-    with ``exclusive`` (the default), nothing else: every element is one of the agreed items."""
+    """The array of strings at ``path`` holds each agreed item, case-insensitive, and, with ``exclusive``
+    (the default), nothing else: every element is one of the agreed items.
+
+    An item is a regular expression, or a list of concepts read by the concept reader
+    (:mod:`engine.readers.concepts`): ``[[roll back, revert], [runbook, procedure, steps]]`` is an element
+    that names both concepts, in any order and in any form of their words ("create runbook for rolling back
+    config", "write up rollback steps"). An element that names only some of an item's concepts is not that
+    item, and the outcome says the check could not decide (``unsure``): the wording may be one the terms
+    do not hold."""
 
     check: Literal["items_match"]
-    items: dict[str, str] = Field(min_length=1)
+    items: dict[str, str | list[list[str]]] = Field(min_length=1)
     exclusive: bool = True
+    language: Language = "en"
 
     @field_validator("items")
     @classmethod
-    def _compile(cls, value: dict[str, str]) -> dict[str, str]:
-        for name, pattern in value.items():
+    def _compile(cls, value: dict[str, str | list[list[str]]]) -> dict[str, str | list[list[str]]]:
+        for name, item in value.items():
+            if isinstance(item, list):
+                if not item or not all(concept and all(tokens(t) for t in concept) for concept in item):
+                    raise ValueError(f"items.{name}: each concept is a non-empty list of terms with a word each")
+                continue
             try:
-                re.compile(pattern)
+                re.compile(item)
             except re.error as exc:
                 raise ValueError(f"items.{name}: not a valid regular expression: {exc}") from exc
         return value
+
+    def _reads(self, item: str | list[list[str]], text: str) -> Match | bool:
+        if isinstance(item, str):
+            return re.search(item, text, re.I) is not None
+        return match(text, item, self.language)
 
     def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
         for where, value in found:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 return False, f"{where or '(root)'} is not an array of strings"
             texts = [plain_text(v) for v in value]
-            missing = [n for n, p in self.items.items() if not any(re.search(p, t, re.I) for t in texts)]
+            reads = {n: [self._reads(item, t) for t in texts] for n, item in self.items.items()}
+            held = {n: [r.full if isinstance(r, Match) else r for r in rs] for n, rs in reads.items()}
+            missing = [n for n in self.items if not any(held[n])]
             if missing:
-                return False, f"no element for {quote(missing)}"
+                partial = [(n, texts[k]) for n in missing for k, r in enumerate(reads[n])
+                           if isinstance(r, Match) and r.partial]
+                unsure = None
+                if partial:
+                    name, text = partial[0]
+                    item = self.items[name]
+                    assert isinstance(item, list)
+                    r = match(text, item, self.language)
+                    lacks = " / ".join(item[r.missing[0]][:3])
+                    unsure = f"check: {quote(text, 60)} names part of {name} but not {quote(lacks, 40)}"
+                return Outcome(False, f"no element for {quote(missing)}", unsure)
             if self.exclusive:
-                extra = [t for t in texts if not any(re.search(p, t, re.I) for p in self.items.values())]
+                extra = [t for k, t in enumerate(texts) if not any(held[n][k] for n in self.items)]
                 if extra:
                     return False, f"{quote(extra[0], 60)} is none of the agreed items"
         return OK
@@ -1132,8 +1245,8 @@ CheckSpec = Annotated[
     Union[  # noqa: UP007 - a discriminated union reads better spelt out
         JsonOnly, JsonSchema, ValueEquals, ArrayHas, ValueIn, TypeIs, DateFormat, Count, SortedBy,
         WordCount, SentenceCount, ListItems, BannedWords, WordHits, Contains, StatesQuantity, NotContains,
-        Regex, StartsWith, EndsWith, LetterCase, LabelledNumber, SourceOverlap, FiguresFrom, Change, ItemsMatch,
-        InOrder,
+        Regex, NoNumerals, StartsWith, EndsWith, LetterCase, LabelledNumber, SourceOverlap, FiguresFrom,
+        FigureOf, Change, ItemsMatch, InOrder,
     ],
     Field(discriminator="check"),
 ]
@@ -1141,8 +1254,8 @@ CheckSpec = Annotated[
 CHECK_NAMES = (
     "json_only", "json_schema", "value_equals", "array_has", "value_in", "type_is", "date_format", "count",
     "sorted_by", "word_count", "sentence_count", "list_items", "banned_words", "word_hits", "contains",
-    "quantity", "not_contains", "regex", "starts_with", "ends_with", "letter_case", "labelled_number",
-    "source_overlap", "figures_from", "change", "items_match", "sequence",
+    "quantity", "not_contains", "regex", "no_numerals", "starts_with", "ends_with", "letter_case",
+    "labelled_number", "source_overlap", "figures_from", "figure_of", "change", "items_match", "sequence",
 )
 
 

@@ -464,6 +464,25 @@ def said_of(text: str, figures: Sequence[Quantity], names: Sequence[str]) -> lis
     return out
 
 
+def contexts(text: str, figures: Sequence[Quantity]) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """For each figure, the spans (start, end) of the clause and of the sentence it stands in (the same
+    breaks as :func:`said_of`), for a reader that asks what a figure is said of in words other than names.
+    The text is scanned once, whatever the number of figures."""
+    levels = []
+    for breaks in (_CLAUSE_BREAK, _SENTENCE_BREAK):
+        cuts = list(breaks.finditer(text))
+        levels.append(([m.end() for m in cuts], [m.start() for m in cuts]))
+    out = []
+    for figure in figures:
+        spans = []
+        for ends, starts in levels:
+            i = bisect.bisect_right(ends, figure.start) - 1
+            j = bisect.bisect_left(starts, figure.end)
+            spans.append((ends[i] if i >= 0 else 0, starts[j] if j < len(starts) else len(text)))
+        out.append((spans[0], spans[1]))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------------
 # A figure stated as a change
 

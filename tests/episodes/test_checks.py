@@ -539,3 +539,78 @@ def test_items_match_needs_each_agreed_item_and_nothing_else():
     assert ok('{"a": ["canary", "runbook", "cake"]}', check="items_match", path="a", items=items, exclusive=False)
     with pytest.raises(ValidationError, match="items.x"):
         spec(check="items_match", path="a", items={"x": "("})
+
+
+def test_items_match_reads_concepts_in_any_order_and_form():
+    items = {"canary": [["canary"]], "runbook": [["roll back", "revert"], ["runbook", "procedure", "steps"]]}
+    for wording in ("Create runbook for rolling back config", "write up rollback steps", "Run book: revert config"):
+        reply = json.dumps({"a": ["Add a canary stage", wording]})
+        assert run(reply, check="items_match", path="a", items=items) == (True, "")
+
+
+def test_items_match_concepts_half_named_fail_unsure_and_another_concept_fails_sure():
+    items = {"canary": [["canary"]], "runbook": [["roll back", "revert"], ["runbook", "procedure", "steps"]]}
+    half = run(json.dumps({"a": ["Add a canary stage", "Roll back config v88"]}),
+               check="items_match", path="a", items=items)
+    assert not half[0] and "runbook" in unsure_of(half)
+    other = run(json.dumps({"a": ["Add a canary stage", "Alert on gateway errors"]}),
+                check="items_match", path="a", items=items)
+    assert not other[0] and unsure_of(other) is None
+    with pytest.raises(ValidationError):
+        spec(check="items_match", path="a", items={"x": [[]]})
+
+
+@pytest.mark.parametrize("reply", [
+    "Garden note:\nI. Copper rings.\nII. Beer traps.\nIII. Water in the morning.",
+    "Garden note:\n① Copper rings.\n② Beer traps.\n③ Water in the morning.",
+    "Space them ten cm apart, about ２ spans.",  # full-width digit
+    "Use compost to a depth of 5 cm.",
+    "Mulch about a metre².",  # superscript
+    "Plant them ½ a hand apart.",
+    "Chapter Ⅳ of the manual.",  # a Roman numeral character
+])
+def test_no_numerals_fails_on_every_numeral(reply):
+    assert not ok(reply, check="no_numerals")
+
+
+@pytest.mark.parametrize("reply", [
+    "I think three tips will do. I water in the morning.",
+    "Garden note: tomatoes like Vitamin C rich compost? No, but they like potash.",
+    "Garden note:\n- Copper rings.\n- Beer traps.\n- Water in the morning.",
+    "Garden note:\nA. Copper rings.\nB. Beer traps.\nC. Water in the morning.",
+    "Plant them fifteen centimetres apart; 三 is a word in Chinese.",
+])
+def test_no_numerals_lets_words_letters_and_pronouns_through(reply):
+    assert ok(reply, check="no_numerals")
+
+
+FAILED_JOBS = [["fallo", "fallido", "error"], ["trabajo", "tarea", "ejecución"]]
+
+
+@pytest.mark.parametrize("reply", [
+    "El valor pasa de 200 a 750, lo que redujo un 40% los trabajos nocturnos fallidos en nuestras pruebas.",
+    "Con lo que los trabajos nocturnos fallidos bajaron un 40% en nuestras pruebas.",
+    "Eso bajó un 40% los fallos de las tareas nocturnas.",
+    "Un cambio que recortó en un 40% las ejecuciones nocturnas fallidas.",
+])
+def test_figure_of_holds_when_the_figure_is_said_of_the_subject(reply):
+    assert run(reply, check="figure_of", figure="40%", language="es", subject=FAILED_JOBS) == (True, "")
+
+
+def test_figure_of_fails_a_figure_said_of_something_else():
+    wrong = run("El valor pasa de 200 a 750, lo que aceleró un 40% las subidas nocturnas, y los equipos actualizan.",
+                check="figure_of", figure="40%", language="es", subject=FAILED_JOBS)
+    assert not wrong[0] and "subidas" in wrong[1] and unsure_of(wrong) is None
+    half = run("Lo que redujo un 40% los trabajos nocturnos.",
+               check="figure_of", figure="40%", language="es", subject=FAILED_JOBS)
+    assert not half[0] and "fallo" in unsure_of(half)
+    assert not ok("Lo que redujo un 60% los trabajos fallidos.",
+                  check="figure_of", figure="40%", language="es", subject=FAILED_JOBS)
+
+
+def test_figure_of_in_the_sentence_but_not_the_clause_holds_unsure():
+    outcome = run("Los trabajos fallidos, según nuestras pruebas, bajaron un 40%.",
+                  check="figure_of", figure="40%", language="es", subject=FAILED_JOBS)
+    assert outcome[0] and "sentence" in unsure_of(outcome)
+    with pytest.raises(ValidationError):
+        spec(check="figure_of", figure="forty-ish things", subject=FAILED_JOBS)

@@ -92,7 +92,8 @@ def _patterns(value: Any) -> Iterator[str]:
     """Patterns a task applies to strings of a reply: items_match items and JSON-schema patterns."""
     if isinstance(value, dict):
         if value.get("check") == "items_match":
-            yield from value["items"].values()
+            # An item given as concepts is no pattern: the concept reader is linear (tests/readers/test_concepts.py).
+            yield from (item for item in value["items"].values() if isinstance(item, str))
         if isinstance(value.get("pattern"), str) and value.get("check") != "regex":
             yield value["pattern"]
         for inner in value.values():
