@@ -52,7 +52,15 @@ from engine.core.reference_setting import ReferenceSetting, load_reference_setti
 from engine.core.results import RAW_SUFFIX, model_slug
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES, SPECS
-from engine.publish.reference import COMPARED, SettingFlag, reference_values, row_values, setting_flags
+from engine.publish.reference import (
+    COMPARED,
+    SettingFlag,
+    reference_values,
+    row_values,
+    server_kind_flags,
+    setting_flags,
+)
+from engine.publish.run_facts import gpu_text, machine_text, server_text
 from engine.run.runcost import decode_median
 
 BOARD_SCHEMA_VERSION = 1
@@ -366,6 +374,9 @@ INFO_FIELDS: tuple[tuple[str, str, Callable[[RunFile], object]], ...] = (
     ("served_context", "Served context", lambda r: r.provenance.served_context or "not reported"),
     ("filter", "Task filter", lambda r: r.settings.filter or "none"),
     ("started_at", "Started", lambda r: r.provenance.started_at),
+    ("machine", "Machine", machine_text),
+    ("gpus", "GPUs", gpu_text),
+    ("server", "Server", server_text),
 )
 
 
@@ -552,7 +563,8 @@ def _build_board(
     present = [m for m in MODULE_NAMES if any(m in s.score.card.modules for s in scored)]
 
     rows: list[Row] = []
-    for s in scored:
+    kind_flags = server_kind_flags([s.item.run for s in scored])
+    for s, other_kinds in zip(scored, kind_flags, strict=True):
         run, score, name = s.item.run, s.score, s.item.run.settings.model
         mine = row_values(run)
         card = s.headline_card
@@ -666,7 +678,7 @@ def _build_board(
                 uncovered_modules=score.uncovered_modules if judged else [],
                 changed_verdicts=score.changed_verdicts if judged else 0,
                 modules=cells,
-                flags=setting_flags(run, setting),
+                flags=setting_flags(run, setting) + other_kinds,
                 settings=settings,
                 size=size,
                 radar=radar,
