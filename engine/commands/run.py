@@ -11,7 +11,7 @@ from engine.analysis.scoring import score_run
 from engine.core.config import Settings, endpoint_url, float_in, int_in, parse_bool
 from engine.core.errors import UserError
 from engine.core.fieldtypes import model_name_problem
-from engine.core.models_file import ModelEntry, load_models
+from engine.core.models_file import CardSampling, ModelEntry, default_models_path, load_models
 from engine.core.outputlock import output_lock
 from engine.core.results import default_output
 from engine.episodes import MODULE_NAMES
@@ -98,6 +98,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--temperature", type=_TEMPERATURE,
                    help="sampling temperature, 0 to 2 (default 0.6, sent explicitly to every server)")
     p.add_argument("--top-p", type=_TOP_P, help="nucleus sampling, over 0 and at most 1 (default 0.95)")
+    p.add_argument("--sampling", choices=("card", "bench"),
+                   help="card: the sampling the model's models.yaml row takes from its model card (temperature, "
+                        "top_p, top_k, min_p); bench: the fixed 0.6 / 0.95 with top-k and min-p off. Default: card "
+                        "where the row has one, else bench. Not with --temperature/--top-p (a run with those is "
+                        "recorded as custom)")
     p.add_argument("--no-warm-up", dest="warm_up", action="store_false",
                    help="skip the server check's warm-up request and tool-call check")
     p.add_argument("--seed", type=_SEED, help="base seed, offset by the trial index; -1 sends none (default 0)")
@@ -150,6 +155,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def server_endpoint(args: argparse.Namespace, settings: Settings) -> str | None:
     """The server to benchmark; None: the embedded one."""
     return args.endpoint or settings.get("BENCH_ENDPOINT", None, endpoint_url, None)
+
+
+def _card_sampling(model: str, embedded: ModelEntry | None) -> CardSampling | None:
+    """The card sampling of the model's models.yaml row (the embedded entry's, or the row of the same name
+    for a server of one's own); None where there is no row or no sampling in it."""
+    if embedded is not None:
+        return embedded.sampling
+    path = default_models_path()
+    entry = load_models(path).find(model) if path.is_file() else None
+    return entry.sampling if entry is not None else None
 
 
 def _embedded_entry(model: str | None) -> ModelEntry:
@@ -207,6 +222,8 @@ def build_request(args: argparse.Namespace, settings: Settings, endpoint: str | 
         tasks_dir=args.tasks_dir,
         show_progress=not args.quiet,
         top_p=args.top_p,
+        sampling=args.sampling,
+        card_sampling=_card_sampling(model, embedded) if model else None,
         warm_up=args.warm_up,
         sandbox_name=settings.get("BENCH_SANDBOX", args.sandbox, str, None),  # type: ignore[arg-type]
         sandbox_memory_mb=args.sandbox_memory,

@@ -33,6 +33,19 @@ class GgufSource(Strict):
         raise UserError(f"package '{self.package}' is installed but has no {self.file}; run: {self.install}")
 
 
+class CardSampling(Strict):
+    """The sampling a model's card recommends, with the card's address: ``sllmb run`` sends it unless told
+    otherwise (``--sampling bench``, or a --temperature or --top-p of its own)."""
+
+    temperature: float = Field(ge=0.0, le=2.0)
+    top_p: float = Field(gt=0.0, le=1.0)
+    # Left out: off (the server kind's neutral value, as in bench mode).
+    top_k: int | None = Field(default=None, ge=0, le=1000)
+    min_p: float | None = Field(default=None, ge=0.0, le=1.0)
+    # Where the card says so (https only): the result file records it, and the board links the card.
+    source: HttpsUrl
+
+
 class ModelEntry(Strict):
     name: ModelName
     family: str | None = None
@@ -48,6 +61,8 @@ class ModelEntry(Strict):
     # Extra arguments for the embedded server (chat format and the like), from the model card.
     server_args: list[str] = Field(default_factory=list)
     card_url: HttpsUrl | None = None
+    # The sampling the model card recommends; None: the bench's fixed sampling.
+    sampling: CardSampling | None = None
     notes: str | None = None
 
     @model_validator(mode="after")

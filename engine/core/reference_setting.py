@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from engine.core.errors import UserError
 from engine.core.schema import Strict
@@ -26,12 +26,27 @@ Thinking = Literal["on", "off", "server default", "per model card"]
 
 
 class ReferenceSampling(Strict):
-    """The sampler every row sends: ``--temperature``, ``--top-p`` and ``--seed`` of ``sllmb run``."""
+    """The sampling every row uses: the mode (``--sampling`` of ``sllmb run``), the bench mode's values, and
+    ``--seed``."""
 
-    temperature: float = Field(ge=0.0, le=2.0)
-    top_p: float = Field(gt=0.0, le=1.0)
+    # "bench": every row sends the temperature and top_p below; "card": each row its model card's sampling
+    # (models.yaml), so rows are compared by mode, not by value. Left out (a file from before the mode
+    # existed): bench.
+    mode: Literal["bench", "card"] = "bench"
+    # The bench mode's values: required in bench mode, left out in card mode (each card has its own).
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
     # The base seed, offset by the trial index; -1 sends none.
     seed: int = Field(ge=-1)
+
+    @model_validator(mode="after")
+    def _values_fit_the_mode(self) -> ReferenceSampling:
+        given = self.temperature is not None, self.top_p is not None
+        if self.mode == "bench" and not all(given):
+            raise ValueError("mode bench needs temperature and top_p (the values every row sends)")
+        if self.mode == "card" and any(given):
+            raise ValueError("mode card takes no temperature or top_p: each row sends its own model card's")
+        return self
 
 
 class ReferenceSetting(Strict):

@@ -22,7 +22,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
-from engine.core.fieldtypes import ModelName
+from engine.core.fieldtypes import HttpsUrl, ModelName
 
 RESULT_SCHEMA_VERSION = 1
 CHECKPOINT_SCHEMA_VERSION = 1
@@ -261,6 +261,17 @@ class RunSettings(Strict):
     # Nucleus sampling sent with every request (--top-p, default 0.95). None: a file written before top_p was
     # recorded (the bench then sent --top-p or the default).
     top_p: float | None = None
+    # Where the sampling came from: "bench" the fixed settings (--temperature 0.6, --top-p 0.95 and the server
+    # kind's neutral top-k and min-p), "card" the models.yaml row's sampling from its model card, "custom" a
+    # --temperature or --top-p given by hand. A file written before the mode was recorded is "bench": the
+    # bench then had no other default.
+    sampling_mode: Literal["bench", "card", "custom"] = "bench"
+    # top-k and min-p the run sent in place of the server kind's neutral ones (card mode only); None: the
+    # neutral ones (servers.sampler_fields), as every run sent before card sampling.
+    top_k: int | None = Field(default=None, ge=0)
+    min_p: float | None = Field(default=None, ge=0.0, le=1.0)
+    # The model card the card sampling was taken from (card mode only).
+    sampling_source: HttpsUrl | None = None
     seed: int = 0
     max_tokens: int | None = None
     concurrency: int = 1
@@ -295,6 +306,30 @@ class RunCost(Strict):
     trials_skipped_as_decided: int | None = None
 
 
+class GpuInfo(Strict):
+    """One accelerator as the vendor's tool reported it."""
+
+    name: str = Field(max_length=200)
+    memory_mb: int | None = Field(default=None, ge=0)
+
+
+class MachineInfo(Strict):
+    """The machine a run ran on, as the machine itself reports it (never typed in): gathered once per
+    invocation by ``engine.run.machine``. None in a field: the machine did not say."""
+
+    os: str = Field(max_length=200)
+    cpu_model: str | None = Field(default=None, max_length=200)
+    # Logical CPUs of the machine, and those this process may run on (a container's CPU set).
+    cpu_cores: int | None = Field(default=None, ge=1)
+    usable_cores: int | None = Field(default=None, ge=1)
+    memory_mb: int | None = Field(default=None, ge=0)
+    gpus: list[GpuInfo] = Field(default_factory=list, max_length=64)
+    # The tool that listed the GPUs (nvidia-smi, rocm-smi); None when neither is on the machine.
+    gpu_tool: str | None = Field(default=None, max_length=50)
+    # Why a tool that is there listed none (timed out, said something unreadable); None when it answered.
+    gpu_note: str | None = Field(default=None, max_length=300)
+
+
 class Provenance(Strict):
     bench_version: str
     # The commit checked out when the latest invocation started (a resumed run may span several).
@@ -312,6 +347,8 @@ class Provenance(Strict):
     finished_at: str | None = None
     duration_s: float = 0.0
     cost: RunCost | None = None
+    # The machine of the latest invocation (None: a file from before it was recorded).
+    machine: MachineInfo | None = None
 
 
 class RunFile(Strict):

@@ -3,7 +3,8 @@ from the ``xllamacpp`` wheel) and does nothing else.
 
 ``engine.model.local_server`` starts it as a child (``python -m engine.model.embedded_host ...``) so that the bench can
 kill it outright, and so that Linux kills it when the bench dies, even by SIGKILL. Once the server listens,
-it prints one JSON line on stdout, ``{"address": "http://127.0.0.1:PORT", "version": "..."}``, and then
+it prints one JSON line on stdout, ``{"address": "http://127.0.0.1:PORT", "version": "...", "cache_type_k":
+"f16", "cache_type_v": "f16", "flash_attn": "auto"}``, and then
 sleeps until it is killed; the server's own log goes to stderr.
 """
 
@@ -61,6 +62,21 @@ def build_params(args: argparse.Namespace) -> Any:
     return params
 
 
+def _enum_name(value: Any, prefix: str) -> str:
+    """``GGML_TYPE_Q8_0`` as ``q8_0``, the words of llama-server's -ctk and -fa."""
+    name = str(getattr(value, "name", value))
+    return name.removeprefix(prefix).lower()
+
+
+def configured(params: Any) -> dict[str, str]:
+    """The settings the server runs with that its /props does not report: the KV-cache types (-ctk, -ctv)
+    and flash attention (-fa: on, off or auto)."""
+    return {"cache_type_k": _enum_name(params.cache_type_k, "GGML_TYPE_"),
+            "cache_type_v": _enum_name(params.cache_type_v, "GGML_TYPE_"),
+            "flash_attn": _enum_name(params.flash_attn_type, "LLAMA_FLASH_ATTN_TYPE_").replace("enabled", "on")
+            .replace("disabled", "off")}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine.model.embedded_host")
     parser.add_argument("--model", required=True, help="the GGUF file")
@@ -84,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as exc:  # xllamacpp says only "Failed to init server"; the log above says why
         print(f"embedded server: {exc}", file=sys.stderr, flush=True)
         return EXIT_START_FAILED
-    print(json.dumps({"address": server.listening_address, "version": xllamacpp.__version__}), flush=True)
+    print(json.dumps({"address": server.listening_address, "version": xllamacpp.__version__,
+                      **configured(params)}), flush=True)
     # SIGTERM keeps its default action (the process ends at once): no Python shutdown runs while the
     # server's C++ threads are mid-generation.
     while True:

@@ -14,6 +14,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import select
 import subprocess
 import sys
@@ -95,6 +96,11 @@ class LocalServer:
     pid: int
     version: str  # the xllamacpp release; its last part is the llama.cpp build it carries
     log: Path  # the server's own log
+    # What the server runs with and /props does not say, as the host announced it (None: not announced):
+    # the KV-cache types and flash attention (on, off, auto).
+    cache_type_k: str | None = None
+    cache_type_v: str | None = None
+    flash_attn: str | None = None
 
 
 def host_command(entry: ModelEntry, model_file: Path, layout: Layout, port: int) -> list[str]:
@@ -158,7 +164,13 @@ def _read_announcement(proc: subprocess.Popen[bytes], log: Path, deadline: float
     url = httpx.URL(address)
     if url.host not in ("127.0.0.1", "localhost") or not url.port:
         raise UserError(f"the embedded llama.cpp server is not on a loopback port: {address!r}")
-    return {"address": f"http://127.0.0.1:{url.port}", "version": version}
+    # What the host says it configured: short words or nothing (the line is data, read as such).
+    said = {key: told[key] for key in ANNOUNCED if isinstance(told.get(key), str) and _WORD.fullmatch(told[key])}
+    return {"address": f"http://127.0.0.1:{url.port}", "version": version, **said}
+
+
+ANNOUNCED = ("cache_type_k", "cache_type_v", "flash_attn")
+_WORD = re.compile(r"[a-z0-9_]{1,20}")
 
 
 def _wait_healthy(base: str, proc: subprocess.Popen[bytes], log: Path, deadline: float) -> None:
@@ -212,7 +224,7 @@ def embedded_server(
         _wait_healthy(told["address"], proc, log, deadline)
         yield LocalServer(endpoint=f"{told['address']}/v1", model=entry.name, context=layout.context_per_slot,
                           slots=layout.slots, threads=layout.threads, model_file=model_file, pid=proc.pid,
-                          version=told["version"], log=log)
+                          version=told["version"], log=log, **{k: told[k] for k in ANNOUNCED if k in told})
     finally:
         _stop(proc)
         if proc.stdout is not None:

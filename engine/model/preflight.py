@@ -241,6 +241,12 @@ def _llama_cpp(info: ServerInfo, props: dict[str, Any], entries: list[dict[str, 
     info.details["cache_prompt"] = params.get("cache_prompt", True) is not False
     if props.get("model_path"):
         info.details["model_file"] = str(props["model_path"]).replace("\\", "/").rsplit("/", 1)[-1][:200]
+    # The model file's quantization as the server read it from the GGUF header (model_ftype, newer builds;
+    # /v1/models meta.ftype otherwise).
+    ftype = props.get("model_ftype") or next((_obj(e.get("meta")).get("ftype") for e in entries
+                                              if _obj(e.get("meta")).get("ftype")), None)
+    if isinstance(ftype, str) and ftype.strip():
+        info.details["quantization"] = ftype.strip()[:50]
 
 
 async def _ollama(info: ServerInfo, reader: _Reader, root: str, model: str, version: str) -> None:
@@ -268,6 +274,8 @@ async def _ollama(info: ServerInfo, reader: _Reader, root: str, model: str, vers
     for key in ("parameter_size", "quantization_level", "family"):
         if details.get(key):
             info.details[key] = str(details[key])[:100]
+    if details.get("quantization_level"):
+        info.details["quantization"] = str(details["quantization_level"])[:50]  # the key every kind uses
 
 
 async def _ollama_loaded(info: ServerInfo, reader: _Reader, root: str, model: str) -> None:

@@ -53,7 +53,15 @@ from engine.core.results import RAW_SUFFIX, model_slug
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES, SPECS
 from engine.publish.percent import percent
-from engine.publish.reference import COMPARED, SettingFlag, reference_values, row_values, setting_flags
+from engine.publish.reference import (
+    COMPARED,
+    SettingFlag,
+    reference_values,
+    row_values,
+    server_kind_flags,
+    setting_flags,
+)
+from engine.publish.run_facts import gpu_text, machine_text, server_text
 from engine.run.runcost import decode_median
 
 BOARD_SCHEMA_VERSION = 1
@@ -367,6 +375,9 @@ INFO_FIELDS: tuple[tuple[str, str, Callable[[RunFile], object]], ...] = (
     ("served_context", "Served context", lambda r: r.provenance.served_context or "not reported"),
     ("filter", "Task filter", lambda r: r.settings.filter or "none"),
     ("started_at", "Started", lambda r: r.provenance.started_at),
+    ("machine", "Machine", machine_text),
+    ("gpus", "GPUs", gpu_text),
+    ("server", "Server", server_text),
 )
 
 
@@ -539,7 +550,9 @@ def _build_board(
     rank_of = competition_ranks(ordered)
     slugs = unique_slugs([s.item.run.settings.model for s in scored])
     present = [m for m in MODULE_NAMES if any(m in s.score.card.modules for s in scored)]
-    rows = [_row(s, rank_of, slugs, present, models, setting) for s in scored]
+    kind_flags = server_kind_flags([s.item.run for s in scored])
+    rows = [_row(s, rank_of, slugs, present, models, setting, other_kinds)
+            for s, other_kinds in zip(scored, kind_flags, strict=True)]
     # The ranking's order: headline, then det score and name inside a tie, unscored rows last.
     position = {c.model: i for i, c in enumerate(ordered)}
     rows.sort(key=lambda r: position[r.model])
@@ -576,6 +589,7 @@ def _row(
     present: Sequence[str],
     models: ModelsFile | None,
     setting: ReferenceSetting,
+    other_kinds: list[SettingFlag],
 ) -> Row:
     """One model's row: its headline, tier and interval, its modules, flags, settings, size and trials."""
     run, score, name = s.item.run, s.score, s.item.run.settings.model
@@ -613,7 +627,7 @@ def _row(
         uncovered_modules=score.uncovered_modules if judged else [],
         changed_verdicts=score.changed_verdicts if judged else 0,
         modules=cells,
-        flags=setting_flags(run, setting),
+        flags=setting_flags(run, setting) + other_kinds,
         settings=_settings(run),
         size=size_facts(models.find(name) if models else None),
         radar=_radar(cells, judged),

@@ -7,7 +7,7 @@ flagged for every setting that does not fit, whatever the other rows on the boar
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
@@ -35,6 +35,34 @@ def _num(value: float | int | None) -> str:
 def _sampling(temperature: float | None, top_p: float | None, seed: int) -> str:
     temp = "server default" if temperature is None else _num(temperature)
     return f"temperature {temp}, top_p {_num(top_p)}, seed {seed}"
+
+
+def _row_sampling(run: RunFile) -> str:
+    s = run.settings
+    values = _sampling(s.temperature, recorded_top_p(run), s.seed)
+    if s.sampling_mode != "card":
+        return values
+    extra = "".join(f", {name} {_num(v)}" for name, v in (("top_k", s.top_k), ("min_p", s.min_p)) if v is not None)
+    return f"model card: {values}{extra}"
+
+
+def _reference_sampling(ref: ReferenceSetting) -> str:
+    s = ref.sampling
+    if s.mode == "card":
+        return f"each model's card, seed {s.seed}"
+    return _sampling(s.temperature, s.top_p, s.seed)
+
+
+def _fits_sampling(run: RunFile, ref: ReferenceSetting) -> bool:
+    """By mode, not by value: in card mode every row sends its own card's values, so a row fits when it ran in
+    card mode; in bench mode a row fits when it sent the bench's values (bench, or the same values by hand; a
+    file from before the mode was recorded counts as bench). The seed always."""
+    s = run.settings
+    if s.seed != ref.sampling.seed:
+        return False
+    if ref.sampling.mode == "card":
+        return s.sampling_mode == "card"
+    return s.sampling_mode != "card" and _row_sampling(run) == _reference_sampling(ref)
 
 
 def _thinking(value: bool | None) -> str:
@@ -86,8 +114,9 @@ COMPARED: tuple[Compared, ...] = (
     Compared(
         "sampling",
         "Sampling",
-        lambda r: _sampling(r.settings.temperature, recorded_top_p(r), r.settings.seed),
-        lambda s: _sampling(s.sampling.temperature, s.sampling.top_p, s.sampling.seed),
+        _row_sampling,
+        _reference_sampling,
+        _fits_sampling,
     ),
     Compared(
         "sandbox",
@@ -127,3 +156,25 @@ def setting_flags(run: RunFile, ref: ReferenceSetting) -> list[SettingFlag]:
 def flag_text(flag: SettingFlag) -> str:
     """One flag in words (plain text: escape it for the page or the Markdown it goes into)."""
     return f"{flag.label.lower()} is {flag.value}; the reference setting says {flag.reference}"
+
+
+def _server_kind(run: RunFile) -> str:
+    kind = run.provenance.server.get("kind")
+    return kind[:50] if isinstance(kind, str) and kind else "not recorded"
+
+
+def server_kind_flags(runs: Sequence[RunFile]) -> list[list[SettingFlag]]:
+    """Per run, a flag when the same model is on the board from more than one server kind (llama.cpp and
+    Ollama, say): their scores are not like for like, since the server decides the chat template, the sampler
+    and the quantization it runs. Every such row of the model is flagged, naming the other kinds."""
+    kinds: dict[str, set[str]] = {}
+    for run in runs:
+        kinds.setdefault(run.settings.model, set()).add(_server_kind(run))
+    flags = []
+    for run in runs:
+        mine, seen = _server_kind(run), kinds[run.settings.model]
+        others = sorted(seen - {mine})
+        flags.append([] if not others else [SettingFlag(
+            field="server_kind", label="Server kind", value=mine,
+            reference=f"one server kind for every row of this model (also run on {', '.join(others)})")])
+    return flags

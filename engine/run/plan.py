@@ -19,16 +19,18 @@ import httpx
 
 from engine.bank.load import load_bank, select
 from engine.core.errors import UserError
-from engine.core.schema import CheckpointHeader, RunSettings, TrialRecord
+from engine.core.schema import CheckpointHeader, MachineInfo, RunSettings, TrialRecord
 from engine.episodes import MODULES
 from engine.episodes.base import LoadedTask
 from engine.model import servers
 from engine.model.client import ClientSettings
 from engine.model.local_server import LocalServer
 from engine.run.checkpoint import fingerprint
+from engine.run.machine import gather_machine
 from engine.run.request import RunRequest
 from engine.run.resume import read_previous, trials_to_keep
 from engine.run.resume_rule import check_resume
+from engine.run.sampling import Sampling, resolve_sampling
 from engine.run.sandbox_choice import SandboxChoice
 from engine.run.server_facts import check_server
 
@@ -40,6 +42,7 @@ class RunPlan:
     tasks: tuple[LoadedTask, ...]  # what runs, in bank order (code tasks skipped for want of a sandbox are not)
     skipped_tasks: Mapping[str, str]  # task id -> why it does not run
     sandbox_limits: tuple[str, ...]  # the limits the code sandbox enforces here, in words
+    machine: MachineInfo  # this machine as it reports itself (CPU, memory, GPUs, OS), gathered once
     # What the result file records as the run's settings, everything resolved: the trials (with
     # --add-trials), the sampler, the seed, the token budget, the concurrency, the sandbox backend.
     settings: RunSettings
@@ -118,31 +121,33 @@ def _check_writable(output: Path) -> None:
         raise UserError(f"cannot write the output {output}: {exc.strerror or exc}; choose another --output") from exc
 
 
-def client_settings(request: RunRequest, endpoint: str) -> ClientSettings:
-    """The run's client settings as the request resolves them (the sampler's defaults settled here, once);
-    the server check adds what it finds (``make_plan``)."""
+def client_settings(request: RunRequest, endpoint: str, sampling: Sampling | None = None) -> ClientSettings:
+    """The run's client settings as the request resolves them (the sampling settled here, once: card, bench
+    or by hand); the server check adds what it finds (``make_plan``). ``sampler`` holds only what replaces
+    the server kind's neutral fields (a card's top-k and min-p)."""
+    sampling = sampling or resolve_sampling(request)
     return ClientSettings(
         endpoint=endpoint, model=request.model, api_key=request.api_key,
-        temperature=servers.DEFAULT_TEMPERATURE if request.temperature is None else request.temperature,
-        top_p=servers.DEFAULT_TOP_P if request.top_p is None else request.top_p,
+        temperature=sampling.temperature, top_p=sampling.top_p, sampler=sampling.extra_fields(),
         thinking=request.thinking, max_retries=request.max_retries, backoff_s=request.backoff_s,
         limits=request.limits, stop_loops=request.stop_loops,
     )
 
 
 async def make_plan(request: RunRequest, selection: Selection, sandbox: SandboxChoice,
-                    embedded: LocalServer | None = None) -> RunPlan:
-    """Check the server, check the window, and reconcile with what an earlier attempt left. Raises
-    ``UserError`` for anything the user must fix."""
+                    embedded: LocalServer | None = None, machine: MachineInfo | None = None) -> RunPlan:
+    """Check the server, check the window, gather the machine's facts (``machine``: already gathered), and
+    reconcile with what an earlier attempt left. Raises ``UserError`` for anything the user must fix."""
     endpoint = embedded.endpoint if embedded is not None else request.endpoint
     if not endpoint:
         raise UserError("no endpoint: give --endpoint, or run without one to use the embedded server")
     _check_writable(request.output)  # no model call before the result is known to have somewhere to go
-    asked = client_settings(request, endpoint)
+    sampling = resolve_sampling(request)
+    asked = client_settings(request, endpoint, sampling)
     tasks = selection.tasks
     facts = await check_server(request, asked, tasks, embedded)
     client = replace(asked, server_kind=facts.kind, served_context=facts.served_context,
-                     sampler=servers.sampler_fields(facts.kind), limits=facts.limits,
+                     sampler={**servers.sampler_fields(facts.kind), **asked.sampler}, limits=facts.limits,
                      whole_prompt_counts=facts.whole_prompt_counts)
     runnable = tuple(t for t in tasks if t.id not in sandbox.skipped)
     _check_context(runnable, selection.needs, facts.served_context, request.allow_undersized_context)
@@ -158,6 +163,10 @@ async def make_plan(request: RunRequest, selection: Selection, sandbox: SandboxC
         thinking=request.thinking,
         temperature=client.temperature,
         top_p=client.top_p,
+        sampling_mode=sampling.mode,
+        top_k=sampling.top_k,
+        min_p=sampling.min_p,
+        sampling_source=sampling.source,
         seed=request.seed,
         max_tokens=request.max_tokens,
         concurrency=facts.concurrency or 1,
@@ -172,6 +181,7 @@ async def make_plan(request: RunRequest, selection: Selection, sandbox: SandboxC
                               started_at=previous.header.started_at if previous.header else utc_now())
     return RunPlan(
         tasks=runnable,
+        machine=machine or gather_machine(),
         skipped_tasks=MappingProxyType(dict(sandbox.skipped)),
         sandbox_limits=sandbox.limits,
         settings=settings,

@@ -7,9 +7,11 @@ planning (``engine.run.plan``) and carried by the ``RunPlan``, never written bac
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from engine.core.models_file import CardSampling
 from engine.model.requestlimits import RequestLimits
 
 
@@ -35,6 +37,11 @@ class RunRequest(BaseModel):
     max_tokens: int | None = None
     temperature: float | None = None  # None: servers.DEFAULT_TEMPERATURE
     top_p: float | None = None  # None: servers.DEFAULT_TOP_P
+    # --sampling: "card" the models.yaml row's card sampling, "bench" the fixed one; None: card where the row
+    # has one, else bench (``engine.run.sampling``).
+    sampling: Literal["card", "bench"] | None = None
+    # The models.yaml row's card sampling, if it has one (the command looks the row up).
+    card_sampling: CardSampling | None = None
     seed: int = 0
     thinking: bool | None = None
     save_responses: bool = False

@@ -27,11 +27,13 @@ from engine.episodes.base import LoadedTask
 from engine.model import servers
 
 # Settings that decide what the model saw or how its replies were ended.
-MUST_MATCH = ("model", "thinking", "temperature", "top_p", "seed", "max_tokens", "stop_loops")
-# Named in the docs and the message; everything in RunSettings is in one of these or in MUST_MATCH.
-MAY_CHANGE = ("endpoint_host", "concurrency", "early_stop")
+MUST_MATCH = ("model", "thinking", "temperature", "top_p", "top_k", "min_p", "seed", "max_tokens", "stop_loops")
+# Named in the docs and the message; everything in RunSettings is in one of these or in MUST_MATCH. The
+# sampling mode and its card's address name where the values came from; the values themselves must match.
+MAY_CHANGE = ("endpoint_host", "concurrency", "early_stop", "sampling_mode", "sampling_source")
 MAY_GROW = ("trials", "profile", "modules", "filter")
 MATCH_ONCE_CODE_RAN = ("sandbox_backend",)
+SAMPLING = ("temperature", "top_p", "top_k", "min_p")
 # Shown at most this many task ids in a message.
 SHOWN_IDS = 8
 
@@ -93,8 +95,13 @@ def check_resume(source: Path, old: RunSettings, new: RunSettings, held: Sequenc
     an assumption (a top_p it did not record)."""
     problems = resume_problems(old, new, held, selected, bank)
     if problems:
+        sampled = any(p.split(":", 1)[0] in SAMPLING for p in problems) and old.sampling_mode != new.sampling_mode
+        again = ("the same --temperature/--top-p" if old.sampling_mode == "custom"
+                 else f"--sampling {old.sampling_mode}")
+        hint = (f" (it sampled in {old.sampling_mode} mode, this run in {new.sampling_mode}: give {again})"
+                if sampled else "")
         raise UserError(
-            f"{source} cannot be resumed by this run: " + "; ".join(problems) + ". Re-issue the original "
+            f"{source} cannot be resumed by this run: " + "; ".join(problems) + f"{hint}. Re-issue the original "
             "command to resume it, choose another --output, or pass --no-resume to start over (the old "
             "checkpoint and result file are kept as .bak files)"
         )

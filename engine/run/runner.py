@@ -224,6 +224,7 @@ class Runner:
                 finished_at=utc_now(),
                 duration_s=round(plan.previous_duration_s + wall, 3),
                 cost=cost,
+                machine=plan.machine,
             ),
             task_hashes={t.id: t.hash for t in plan.tasks},
             trials=results,

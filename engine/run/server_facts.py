@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.episodes import SPECS
 from engine.episodes.base import LoadedTask
-from engine.model import servers
+from engine.model import gguf_header, servers
 from engine.model.client import ClientSettings
 from engine.model.local_server import LocalServer
 from engine.model.preflight import ServerInfo, inspect_server
@@ -31,9 +31,19 @@ class ServerFacts:
 
 
 def embedded_meta(server: LocalServer) -> dict[str, Any]:
-    """What the result file records about the embedded server, beside what the server check finds."""
-    return {"embedded": True, "model_file": server.model_file.name,
-            "embedded_server": f"xllamacpp {server.version}", "threads": server.threads}
+    """What the result file records about the embedded server, beside what the server check finds: the
+    quantization from the model file's own header, and the KV-cache types and flash attention the server was
+    started with (its /props does not say them)."""
+    meta: dict[str, Any] = {"embedded": True, "model_file": server.model_file.name,
+                            "embedded_server": f"xllamacpp {server.version}", "threads": server.threads}
+    quant = gguf_header.quantization(server.model_file)
+    if quant is not None:
+        meta["quantization"] = quant
+        meta["quantization_source"] = "GGUF header general.file_type"
+    for key in ("cache_type_k", "cache_type_v", "flash_attn"):
+        if getattr(server, key) is not None:
+            meta[key] = getattr(server, key)
+    return meta
 
 
 def _uses_tools(module: str) -> bool:
@@ -60,7 +70,7 @@ async def check_server(request: RunRequest, client: ClientSettings, tasks: Seque
         print(f"note: {note['tools_note']}", file=sys.stderr)
     # The server's facts as found, then what the run adds about it beside them (in the order the file keeps).
     meta = {**info.as_meta(), **note, "sampler": {"temperature": client.temperature, "top_p": client.top_p,
-                                                  **servers.sampler_fields(info.kind)},
+                                                  **servers.sampler_fields(info.kind), **client.sampler},
             **(embedded_meta(embedded) if embedded is not None else {})}
     concurrency = info.default_concurrency if request.concurrency is None else request.concurrency
     return ServerFacts(
