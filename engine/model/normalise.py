@@ -29,8 +29,9 @@ _SEED_OPEN, _SEED_CLOSE = "<seed:think>", "</seed:think>"
 def split_reasoning(content: str) -> tuple[str, str | None]:
     """Return (answer, reasoning) from content that may hold inline reasoning.
 
-    Handles balanced ``<think>…</think>`` blocks (Seed-OSS's ``<seed:think>`` read as the same), a lone ``</think>`` (the template opened the block for the
-    model, so everything before the last one is reasoning), an unclosed ``<think>`` (the model never finished
+    Handles balanced ``<think>…</think>`` blocks (Seed-OSS's ``<seed:think>`` read as the same), a lone
+    ``</think>`` (the template opened the block for the model, so everything before the last one is
+    reasoning), an unclosed ``<think>`` (the model never finished
     thinking: everything after it is reasoning) and gpt-oss analysis text leaked by a server without a
     reasoning parser, either as plain ``analysis…assistantfinal`` or with its ``<|channel|>`` tokens still in.
     """
