@@ -257,6 +257,8 @@ def _cents_after(text: str, at: int) -> tuple[int, int] | None:
         cents = chunks[0]
     if not m.group("word") and re.match(r"\s?[^\W\d_]", text[m.end():]) and not _CONNECTIVE.match(text, m.end()):
         return None  # "69 euros 20 items": a count, not cents
+    if not m.group("word") and unit_after(text, m.end()):
+        return None  # "69 euros and 50%": a figure with a unit of its own, not cents
     return cents, m.end()
 
 
@@ -277,7 +279,8 @@ def _finish(text: str, start: int, end: int, readings: list[tuple[Decimal, int]]
         after = unit_after(text, end)
         if after:
             unit, end = after
-    if unit is not None and unit.measures == "money" and len(readings) >= 1 and readings[0][0] == int(readings[0][0]):
+    # Cents follow a whole amount only ("34 euros 50"): "69.00 EUR and 50" has its cents already.
+    if unit is not None and unit.measures == "money" and len(readings) >= 1 and readings[0][1] == 0:
         cents = _cents_after(text, end)
         if cents:
             readings = [(readings[0][0] + Decimal(cents[0]) / 100, 2)]

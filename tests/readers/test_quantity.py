@@ -263,3 +263,13 @@ def test_codes_and_products_are_not_multipliers(text):
 
 def test_a_product_written_with_spaces_keeps_its_plain_numbers():
     assert [describe(q) for q in quantities("2 x 64.50")] == ["2", "64.5"]
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("69.00 EUR and 50% off", ["69 EUR", "50 %"]),   # an amount with decimals has its cents already
+    ("69 EUR and 50%", ["69 EUR", "50 %"]),          # a figure with a unit of its own is no cents
+    ("34 euros and 50 cents", ["34.5 EUR"]),
+    ("34 € 50", ["34.5 EUR"]),
+])
+def test_cents_follow_a_whole_amount_only(text, read):
+    assert values(text) == read
