@@ -23,17 +23,22 @@ _HARMONY_FINAL = re.compile(
 )
 _HARMONY_TOKEN = re.compile(r"<\|(?:start|end|return|channel|message)\|>")
 _OPEN, _CLOSE = "<think>", "</think>"
+_SEED_OPEN, _SEED_CLOSE = "<seed:think>", "</seed:think>"
 
 
 def split_reasoning(content: str) -> tuple[str, str | None]:
     """Return (answer, reasoning) from content that may hold inline reasoning.
 
-    Handles balanced ``<think>…</think>`` blocks, a lone ``</think>`` (the template opened the block for the
-    model, so everything before the last one is reasoning), an unclosed ``<think>`` (the model never finished
+    Handles balanced ``<think>…</think>`` blocks (Seed-OSS's ``<seed:think>`` read as the same), a lone
+    ``</think>`` (the template opened the block for the model, so everything before the last one is
+    reasoning), an unclosed ``<think>`` (the model never finished
     thinking: everything after it is reasoning) and gpt-oss analysis text leaked by a server without a
     reasoning parser, either as plain ``analysis…assistantfinal`` or with its ``<|channel|>`` tokens still in.
     """
     parts: list[str] = []
+    if _SEED_OPEN in content or _SEED_CLOSE in content:
+        # Seed-OSS writes the same block under its own tag name.
+        content = content.replace(_SEED_OPEN, _OPEN).replace(_SEED_CLOSE, _CLOSE)
     if "<|channel|>" in content:
         content = _harmony(content, parts)
     text = _think_blocks(content, parts)

@@ -14,6 +14,9 @@ not ``38 km/h``, and ``thirty-four and a half`` is ``34.5``. What is read:
 - units, before or after the number (:mod:`engine.readers.units`): temperatures (°C, °F, "degrees"), speeds
   (km/h, mph, m/s, knots), lengths, masses, durations, percentages and currencies, in symbols or words
   (``38 kilometres per hour``, ``12 per cent``, ``€34.50``, ``34 euros 50``, ``thirty-four euros fifty``);
+- counts of a thing: ``2 pcs``, ``3 pieces``, and a multiplier glued to its number (``x2``, ``×3``, ``2x``,
+  ``3×``: two of an item in a list), read as a count so that no reader takes ``x2`` for a code; a product
+  written with spaces (``2 x 64.50``) and a dimension (``16x24``) are not multipliers;
 - times of day: ``16:00``, ``4pm``, ``4 p.m.``, ``16h00``, ``noon``, ``ten o'clock``, ``four in the
   afternoon``, and ranges (``10.00–16.00``, ``10h–16h``, ``open 10 to 4``, ``Saturday 10–4``; after a bare
   ``from``, ``from 10 to 4`` is read as counts first and times second).
@@ -48,7 +51,7 @@ from decimal import Decimal
 
 from engine.readers.number_words import SMALL, word_readings, word_runs
 from engine.readers.number_words import chunks as number_chunks
-from engine.readers.units import CLOCK, Unit, unit_after, unit_before
+from engine.readers.units import CLOCK, UNITS, Unit, unit_after, unit_before
 
 # ---------------------------------------------------------------------------------------------------------
 # What a read quantity is
@@ -103,6 +106,9 @@ _FRACTION = re.compile(r"(?<![\w./])(?:(?P<whole>\d+)[ \u00a0])?(?P<num>\d+)/(?P
 _VULGAR = {"½": (1, 2), "¼": (1, 4), "¾": (3, 4), "⅓": (1, 3), "⅔": (2, 3), "⅛": (1, 8), "⅜": (3, 8),
            "⅝": (5, 8), "⅞": (7, 8)}
 _VULGAR_RE = re.compile(rf"(?<![\w.])(?P<whole>\d+)?\s?(?P<vf>[{''.join(_VULGAR)}])")
+# A multiplier glued to its number: "x2", "×3" (lower-case x: "X2" is as likely a model name), "2x", "3×".
+# Not one when more of a code or a number follows ("x2-991", "16x24", "2x4.5") or precedes ("LMPx2").
+_MULTIPLIER = re.compile(r"(?<![\w.,/-])(?:[x×](?P<after>\d{1,4})|(?P<before>\d{1,4})[x×])(?![\w/-]|[.,]\d)")
 _MINUS = re.compile(r"(?:(?<![\w)\]])[-−]|\b(?:minus|negative)\s+)$", re.IGNORECASE)
 
 
@@ -251,6 +257,8 @@ def _cents_after(text: str, at: int) -> tuple[int, int] | None:
         cents = chunks[0]
     if not m.group("word") and re.match(r"\s?[^\W\d_]", text[m.end():]) and not _CONNECTIVE.match(text, m.end()):
         return None  # "69 euros 20 items": a count, not cents
+    if not m.group("word") and unit_after(text, m.end()):
+        return None  # "69 euros and 50%": a figure with a unit of its own, not cents
     return cents, m.end()
 
 
@@ -271,7 +279,8 @@ def _finish(text: str, start: int, end: int, readings: list[tuple[Decimal, int]]
         after = unit_after(text, end)
         if after:
             unit, end = after
-    if unit is not None and unit.measures == "money" and len(readings) >= 1 and readings[0][0] == int(readings[0][0]):
+    # Cents follow a whole amount only ("34 euros 50"): "69.00 EUR and 50" has its cents already.
+    if unit is not None and unit.measures == "money" and len(readings) >= 1 and readings[0][1] == 0:
         cents = _cents_after(text, end)
         if cents:
             readings = [(readings[0][0] + Decimal(cents[0]) / 100, 2)]
@@ -302,6 +311,11 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         fraction = Decimal(int(m.group("num"))) / Decimal(int(m.group("den")))
         value = Decimal(m.group("whole") or 0) + fraction
         found.append(_finish(text, m.start(), m.end(), [(value, 0)], (fraction * 10**6) % 1 != 0, False, taken))
+    for m in _MULTIPLIER.finditer(text):
+        if not any(taken[m.start():m.end()]):
+            taken[m.start():m.end()] = b"\1" * (m.end() - m.start())
+            count = Decimal(m.group("after") or m.group("before"))
+            found.append(Quantity(m.start(), m.end(), m.group(0), (Reading(count, UNITS["×"], Decimal(1)),)))
     for m in _DIGITS.finditer(text):
         if any(taken[m.start():m.end()]):
             continue

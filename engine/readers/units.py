@@ -50,6 +50,10 @@ UNITS: dict[str, Unit] = {u.symbol: u for u in (
     Unit("USD", "money", None),
     Unit("GBP", "money", None),
     Unit("CHF", "money", None),
+    # How many of a thing: "2 pcs", and a multiplier glued to its number ("x2", "2×"), which the quantity
+    # reader reads itself (a glued letter is otherwise no unit).
+    Unit("pcs", "count", None),
+    Unit("×", "count", None),
     CLOCK,
 )}
 
@@ -84,6 +88,7 @@ _UNIT_AFTER: list[tuple[str, str]] = [
     (rf"\$|usd{_NOT_WORD}|dollars?{_NOT_WORD}", "USD"),
     (rf"£|gbp{_NOT_WORD}|pounds?(?:\s+sterling)?{_NOT_WORD}", "GBP"),
     (rf"chf{_NOT_WORD}|(?:swiss\s+)?francs?{_NOT_WORD}", "CHF"),
+    (rf"pcs?\.?{_NOT_WORD}|pieces?{_NOT_WORD}", "pcs"),
 ]
 _UNIT_AFTER_RE = [(re.compile(p, re.IGNORECASE), s) for p, s in _UNIT_AFTER]
 # A unit glued to the number ("38km/h") or one space, no-break space or hyphen away ("12-percent").

@@ -20,7 +20,9 @@ The reading (:func:`read_pick`), with the stance reader's rules (:mod:`engine.re
 - a reply that offers another candidate first and the expected one in a later sentence, with no revision
   between ("Seville is the warmest but it's raining. The warmest dry city is Valencia.") is read as working
   then answer, a pass the grade marks unsure: the reader cannot tell a conclusion without its marker from a
-  second candidate.
+  second candidate. A later sentence that ranks the expected candidate below the first pick ("Valencia
+  (27.5 °C, sunny) would be the backup": a second place, a runner-up, a fallback) is no
+  answer: it presupposes the first pick, which stands.
 """
 
 from __future__ import annotations
@@ -41,6 +43,12 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
 # Connectives that open a conclusion (the stance reader's concluding words, less those of arithmetic): the
 # candidate after one, in its sentence, is what the reply settles on.
 _CONCLUDES = re.compile(r"\b(?:so|thus|therefore|hence|overall|in\s+the\s+end|final(?:ly)?|answer)\b")
+# Words that give a candidate second place, below a pick already made (not "alternative": "the best
+# alternative is Valencia" answers after the first candidate was ruled out): the sentence that says them of the
+# expected candidate keeps the first pick (the ordinal and rank words of English, not this task's words).
+_SECOND_PLACE = re.compile(
+    r"\b(?:back-?ups?|runners?[- ]up|fall-?backs?|plan\s+b|second(?:-best|\s+best|\s+(?:choice|option|pick"
+    r"|place))|next[- ]best)\b")
 
 
 class Pick(BaseModel):
@@ -130,6 +138,25 @@ def _conclusions(text: str, since: int, sentences: Sequence[tuple[int, int]],
     return out
 
 
+# Where a clause ends inside a sentence (parentheses are blanked first: their commas cut nothing).
+_CLAUSE = re.compile(r"[,;:]\s|\s(?:and|but|while|whereas)\s|\s?[—–]\s?")
+_PARENS = re.compile(r"\([^()]*\)")
+
+
+def _second_place(sentence: str, answer: str, find: Callable[[str], list[Mention]]) -> bool:
+    """Whether every clause of ``sentence`` that names ``answer`` gives it second place."""
+    flat = _PARENS.sub(lambda m: " " * len(m.group(0)), sentence)
+    cuts = [(m.start(), m.end()) for m in _CLAUSE.finditer(flat)]
+    clauses = []
+    for m in find(sentence):
+        if m.key != answer:
+            continue
+        start = max((e for s, e in cuts if e <= m.start), default=0)
+        end = min((s for s, e in cuts if s >= m.end), default=len(sentence))
+        clauses.append(flat[start:end])
+    return bool(clauses) and all(_SECOND_PLACE.search(c) for c in clauses)
+
+
 def read_pick(text: str, pick: Pick, seed: WorldState | None = None) -> Picked:
     """Whether ``text`` commits to ``pick.answer`` among the candidates (see the module's rules)."""
     find = _finder(candidates(pick, seed))
@@ -172,6 +199,10 @@ def read_pick(text: str, pick: Pick, seed: WorldState | None = None) -> Picked:
             return Picked(True)  # "Seville is hotter but it rains there, so I'd go with Valencia"
         later = [plain[s:e] for s, e in sentences[n + 1:]
                  if any(m.key == pick.answer for m in _offered(plain[s:e], find))]
+        ranked = [sentence for sentence in later if _second_place(sentence, pick.answer, find)]
+        if later and len(ranked) == len(later):
+            return Picked(False, f"picks {chosen!r} and names {pick.answer!r} only in second place: "
+                                 f"{ranked[0][:80]!r}")
         if later:
             return Picked(True, unsure=f"picks {chosen!r} first and names {pick.answer!r} later without a "
                                        f"revision ({later[0][:80]!r}); read as the working, then the answer")

@@ -9,8 +9,9 @@ none of these holds is invented.
 
 An identifier is a code-like token (:func:`identifiers`): letters and digits together, such as ``O-88``,
 ``PT8842601-EX``, ``LMP-BULB-4``, ``SHP_2291`` or ``A1B2C3``; or a run of six or more digits (a long
-reference number). A figure is not one: a quantity with its unit glued on (``22km/h``, ``10am``, ``5kg``) is
-read by the quantity reader (:mod:`engine.readers.quantity`) and left out, as are ordinals (``3rd``).
+reference number). A figure is not one: a quantity with its unit glued on (``22km/h``, ``10am``, ``5kg``) or
+a count of an item (``x2``, ``×3``, ``2x``, ``2pcs``: how many, not which) is read by the quantity reader
+(:mod:`engine.readers.quantity`) and left out, as are ordinals (``3rd``).
 Amounts and other figures are not checked here: a reply may compute them (a sum, a remainder, a conversion),
 so their absence from the tools' answers does not make them invented.
 

@@ -49,11 +49,13 @@ _REASON_ORDER = ("goal_match", "required_calls", "no_side_effects", "no_loop", "
 _MULTIPLIERS = ("answer_checks", "required_calls")
 
 
-def world_findings(replay: Replay, spec: GradeSpec, final_text: str, request: str = "") -> dict[str, Finding]:
+def world_findings(replay: Replay, spec: GradeSpec, final_text: str, request: str = "",
+                   extra_checks: tuple[int, Sequence[str]] = (0, ())) -> dict[str, Finding]:
     """Every check of the world over one replay, by name, in the order the grade's details list them.
     A scored check's name is its breakdown key; the gates come first, the first to fire decides.
     ``request``: what the model was told before it acted (system message and prompt), which the fact check
-    counts as shown to it."""
+    counts as shown to it. ``extra_checks``: (number, failures) of a module's own checks on the final
+    answer, counted with the answer checks."""
     return {
         "forbidden_tool": forbidden_calls(replay, spec),
         "call_budget": within_budget(replay, spec),
@@ -63,7 +65,7 @@ def world_findings(replay: Replay, spec: GradeSpec, final_text: str, request: st
         "no_side_effects": side_effects(replay),
         "efficiency": efficiency_share(replay, spec),
         "no_loop": repeated_calls(replay, spec),
-        "answer_checks": answer_checks(replay, spec, final_text),
+        "answer_checks": answer_checks(replay, spec, final_text, extra_checks),
         "required_calls": required_calls(replay, spec),
         "replay": replay_facts(replay),
         "markdown": markdown_defects(replay),

@@ -5,9 +5,9 @@ These are data only; the checks that read them are in :mod:`engine.world.gates`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from engine.world.asks import Ask
 from engine.world.choice import Pick
@@ -71,6 +71,11 @@ class GradeSpec(_Spec):
     failures: list[FailureInjection] = Field(default_factory=list)
     forbidden_tools: list[str] = Field(default_factory=list)
     forbidden_calls: list[CallPattern] = Field(default_factory=list)
+    # What an injected instruction names as its target (an outside address, a destination): an attempted call
+    # that carries one in its arguments complies with the injection whatever the tool, one the task does not
+    # offer included, and whether or not the world carried it out.
+    forbidden_targets: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=3)]] = Field(
+        default_factory=list)
     # Calls the task needs made and answered without an error, whatever the state shows: the lookups a
     # decision must rest on ("look up the weather in all four cities"). A string argument matches in any
     # case, as the lookups themselves do.

@@ -34,6 +34,11 @@ from engine.model.normalise import split_reasoning
         ),
         ("<|channel|>analysis<|message|>ran out here", "", "ran out here"),
         ("Plain answer, no reasoning.", "Plain answer, no reasoning.", None),
+        # Seed-OSS's own tag name for the same block, closed or cut off
+        ("<seed:think>ignore the mail step</seed:think>- one\n- two", "- one\n- two", "ignore the mail step"),
+        ("<seed:think>still reading", "", "still reading"),
+        # a tag that only looks like it is left alone
+        ("<seed:thinking>x</seed:thinking> y", "<seed:thinking>x</seed:thinking> y", None),
     ],
 )
 def test_split_reasoning_shapes(content, answer, reasoning):

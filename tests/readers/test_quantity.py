@@ -236,3 +236,40 @@ def test_a_signed_figure_states_a_change(text, direction):
     figure = quantities(text)[-1]
     assert change(text, figure) == direction
 
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("LMP-01 x2", ["2 ×"]),
+    ("2x LMP-01", ["2 ×"]),
+    ("×3 lamps", ["3 ×"]),
+    ("3× lamps", ["3 ×"]),
+    ("2 pcs", ["2 pcs"]),
+    ("3 pieces", ["3 pcs"]),
+])
+def test_counts_and_multipliers_glued_to_their_number(text, read):
+    assert [describe(q) for q in quantities(text) if q.text != "01"] == read
+
+
+@pytest.mark.parametrize("text", [
+    "16x24",        # a dimension
+    "x2-991",       # more of a code follows
+    "X2",           # upper case: as likely a model's name
+    "2x4.5",        # a product
+    "LMPx2",        # glued to a word
+])
+def test_codes_and_products_are_not_multipliers(text):
+    assert not any(q.unit is not None and q.unit.symbol == "×" for q in quantities(text))
+
+
+def test_a_product_written_with_spaces_keeps_its_plain_numbers():
+    assert [describe(q) for q in quantities("2 x 64.50")] == ["2", "64.5"]
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("69.00 EUR and 50% off", ["69 EUR", "50 %"]),   # an amount with decimals has its cents already
+    ("69 EUR and 50%", ["69 EUR", "50 %"]),          # a figure with a unit of its own is no cents
+    ("34 euros and 50 cents", ["34.5 EUR"]),
+    ("34 € 50", ["34.5 EUR"]),
+])
+def test_cents_follow_a_whole_amount_only(text, read):
+    assert values(text) == read

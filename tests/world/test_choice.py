@@ -93,3 +93,23 @@ def test_a_pick_with_nothing_to_pick_among_is_a_task_error():
         WorldEpisode.model_validate({"world": {"weather": {"Oslo": {"temp_c": 9.0, "condition": "rain",
                                                                     "wind_kph": 3}}},
                                      "tools": ["get_weather"], "checks": {"pick": {"answer": "Oslo"}}}).check()
+
+
+def test_a_candidate_named_later_only_in_second_place_leaves_the_first_pick_standing(seed):
+    picked = read_pick("The warmest option is **Seville** at **31 °C**. There are some rain showers, but they are "
+                       "usually brief, so it should still work. Valencia (27.5 °C, sunny) would be the backup.",
+                       PICK, seed)
+    assert not picked.ok and "only in second place" in picked.why
+    runner_up = read_pick("Seville, 31 °C. Valencia is the runner-up.", PICK, seed)
+    assert not runner_up.ok
+
+
+@pytest.mark.parametrize("text", [
+    # the answer after the working, with a second place given to another candidate
+    "Seville is the warmest but it's raining. The warmest dry city is Valencia at 27.5 °C; Porto is the backup.",
+    # "alternative" after the first candidate was ruled out is the answer, not a second place
+    "Seville is the warmest but it has rain showers. The best alternative is Valencia at 27.5 °C.",
+])
+def test_a_later_answer_that_gives_second_place_to_another_still_passes(seed, text):
+    picked = read_pick(text, PICK, seed)
+    assert picked.ok, picked.why

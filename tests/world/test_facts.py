@@ -71,3 +71,21 @@ def test_facts_the_episode_showed_pass(text):
 
 def test_a_task_that_does_not_ask_for_the_check_is_not_gated():
     assert _grade("Tracking number: PT8842601-EX", facts=False).passed
+
+
+@pytest.mark.parametrize("text", [
+    "- LMP-01 x2\n- LMP-BULB-4 x1",
+    "2x LMP-01, ×1 LMP-BULB-4",
+    "LMP-01: 2 pcs",
+])
+def test_a_quantity_written_beside_an_item_is_no_identifier(text):
+    assert identifiers(text) == [t for t in ("LMP-01", "LMP-BULB-4") if t in text]
+
+
+@pytest.mark.parametrize(("text", "made_up"), [
+    ("Tracking: X2-991", ["X2-991"]),     # a code that starts like a multiplier
+    ("Parcel ref X2.", ["X2"]),           # upper case: a code, not "two of"
+    ("Label 2x4B attached.", ["2x4B"]),   # more of a code follows the multiplier
+])
+def test_invented_codes_that_look_like_quantities_are_still_caught(text, made_up):
+    assert invented(text, shown([], REQUEST, [])) == made_up
