@@ -81,8 +81,8 @@ def _embedded_entry(plan: SweepPlan, config: Configuration) -> ModelEntry:
     name = (config.embedded.model if config.embedded else None) or plan.model
     entry = load_models().find(name)
     if entry is None or entry.gguf is None:
-        raise UserError(f"configuration '{config.name}': model '{name}' has no GGUF in models.yaml, so the "
-                        "embedded server cannot run it; give the configuration an endpoint of your own server")
+        raise UserError(f"model '{name}' has no GGUF in models.yaml, so the embedded server cannot run it; give "
+                        "the configuration an endpoint of your own server, or embedded.model a row with a gguf")
     kv = config.embedded.kv_cache_type if config.embedded else None
     extra = [f"cache_type_k={kv}", f"cache_type_v={kv}"] if kv else []
     return entry.model_copy(update={"server_args": [*entry.server_args, *extra]})
