@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "engine.commands.judge",
     "engine.commands.items",
     "engine.commands.compare",
+    "engine.commands.sweep",
     "engine.commands.show",
     "engine.commands.rescore",
     "engine.commands.verify",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 from tests.conftest import ROOT
 
@@ -28,6 +29,47 @@ def test_zizmor_finds_nothing():
     done = subprocess.run([exe, "--offline", str(ROOT / ".github" / "workflows")], cwd=ROOT, capture_output=True,
                           text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# The regression-gate recipe of the guide: the page is its one copy, so the test lints what a reader copies.
+GATE_GUIDE = ROOT / "site_src" / "guides" / "regression-gate.md"
+
+
+def _gate_recipe(tmp_path) -> tuple[Path, dict]:
+    import re
+
+    import yaml
+
+    text = GATE_GUIDE.read_text(encoding="utf-8")
+    found = re.search(r"<!-- regression-gate recipe[^>]*-->\n```yaml\n(.*?)```", text, re.S)
+    assert found, f"{GATE_GUIDE}: the marked yaml block of the recipe is missing"
+    folder = tmp_path / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    path = folder / "model-regression-gate.yml"
+    path.write_text(found.group(1), encoding="utf-8")
+    return path, yaml.safe_load(found.group(1))
+
+
+def test_the_regression_gate_recipe_passes_actionlint_and_zizmor(tmp_path) -> None:
+    path, _ = _gate_recipe(tmp_path)
+    lint = subprocess.run([shutil.which("actionlint") or "actionlint", str(path)], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    audit = subprocess.run([shutil.which("zizmor") or "zizmor", "--offline", str(path.parent)], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+def test_the_regression_gate_recipe_runs_the_fast_profile_and_gates_on_compare(tmp_path) -> None:
+    _, doc = _gate_recipe(tmp_path)
+    (job,) = doc["jobs"].values()
+    assert doc["permissions"] == {} and job["permissions"] == {"contents": "read"}
+    runs = [s["run"] for s in job["steps"] if "run" in s]
+    assert any("sllmb run --profile fast" in r for r in runs)
+    (gate,) = [r for r in runs if "sllmb compare" in r]
+    assert "--fail-on-regression" in gate and "bench/baseline_raw_results.json" in gate
+    # Values of variables and secrets reach the bench through the environment, never pasted into a shell line.
+    assert not any("${{" in r for r in runs)
 
 
 def _pr_model() -> dict:

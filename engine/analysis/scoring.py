@@ -12,8 +12,9 @@ Choices made here, each written up in ``site_src/methodology/scoring.md``:
   the trials it ran (the board flags such a run).
 * One k for a whole board: the k its reference setting declares (``engine.core.reference_setting``). A file
   run with more trials is scored at that k too (C(c, k) / C(n, k) allows n > k); one run with fewer has every
-  task dropped. Files compared without a declared setting (``compare``, or ``items`` on a folder with no
-  ``setting.yaml``) are scored at the largest trial count among them (``board_k``).
+  task dropped. ``items`` on a folder with no ``setting.yaml`` scores at the largest trial count among its
+  files (``board_k``); ``compare`` and ``sweep`` without a declared setting at the smallest (``common_k``), so
+  every file compared is scored on every task it ran.
 * Module weights come from a named preset (each module declares its share in its spec), are renormalised over
   the modules that scored at least one task, then held inside [0.5x, 2x] of each module's share of the bank.
   A weight outside that band is clipped and the rest rescaled (never an error): every run can be scored, and
@@ -123,6 +124,20 @@ def board_k(runs: Iterable[RunFile]) -> int:
     k = max(ks)
     if k < 1:
         raise UserError(f"the result files declare at most {k} trials per task; pass^k needs at least 1")
+    return k
+
+
+def common_k(runs: Iterable[RunFile]) -> int:
+    """The k of files compared with one another and no declared setting: the smallest trial count among them,
+    the largest k at which every file can be scored on every task it ran (a file with more trials is scored at
+    it too: C(c, k) / C(n, k) allows n > k). The largest count (``board_k``) would drop every task of the file
+    with fewer trials and compare the other against nothing."""
+    ks = [run.settings.trials for run in runs]
+    if not ks:
+        raise UserError("no result files to take k from: load at least one run file")
+    k = min(ks)
+    if k < 1:
+        raise UserError(f"a result file declares {k} trials per task; pass^k needs at least 1")
     return k
 
 

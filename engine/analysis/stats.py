@@ -14,13 +14,16 @@ statistics.md``:
 * Ranks: competition ranking on the headline (1, 1, 3): models with the same headline share a rank, and a
   pair of them is marked tied rather than higher and lower.
 * Tasks needed: the McNemar sample-size formula with the discordant shares taken from the observed pair.
+* Against a baseline (``sllmb sweep``, ``sllmb compare --fail-on-regression``): the same sign test of each
+  configuration against the first, Holm-corrected across those comparisons only (not every pair among them).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import cache
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -66,6 +69,27 @@ class PairVerdict(_Model):
 class PairTest(PairVerdict):
     model_a: str
     model_b: str
+
+
+class BaselineTest(_Model):
+    """One configuration against the baseline: the same sign test as a ``PairTest``, Holm-corrected across the
+    configurations compared with that baseline. ``wins_baseline`` are the tasks the baseline did better on."""
+
+    baseline: str
+    candidate: str
+    tasks: int
+    wins_baseline: int
+    wins_candidate: int
+    ties: int
+    p_value: float
+    p_adjusted: float
+    separable: bool
+    # "worse" or "better" (the candidate, by the paired test) when separable, else "not separable".
+    verdict: Literal["worse", "better", "not separable"]
+    # Tasks a bank would need to separate the two (McNemar), and how many more than were compared; None when
+    # they showed no difference on the tasks compared.
+    tasks_needed: int | None
+    more_tasks_needed: int | None
 
 
 class Separability(_Model):
@@ -208,6 +232,17 @@ def _pass_fractions(ordered: Sequence[Scorecard]) -> np.ndarray:
     return fractions
 
 
+@cache
+def sign_test_p(wins: int, decided: int) -> float:
+    """The exact two-sided sign test's p-value: ``wins`` of ``decided`` tasks; 1 when none was decided."""
+    return float(binomtest(wins, decided, 0.5, alternative="two-sided").pvalue) if decided else 1.0
+
+
+@cache
+def _needed(wins_a: int, wins_b: int, tasks: int, alpha: float, power: float) -> int | None:
+    return mcnemar_tasks_needed(wins_a / tasks, wins_b / tasks, alpha, power) if tasks else None
+
+
 def separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float = POWER) -> Separability:
     """Every pair of models tested, Holm-corrected across all of them, adjacent pairs marked.
 
@@ -225,14 +260,6 @@ def separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float 
     ordered = ranking(cards)
     fractions = _pass_fractions(ordered)
 
-    @cache
-    def p_of(wins: int, decided: int) -> float:
-        return float(binomtest(wins, decided, 0.5, alternative="two-sided").pvalue) if decided else 1.0
-
-    @cache
-    def needed(wins_a: int, wins_b: int, tasks: int) -> int | None:
-        return mcnemar_tasks_needed(wins_a / tasks, wins_b / tasks, alpha, power) if tasks else None
-
     # (index a, index b in ``ordered``, wins_a, wins_b, ties, p)
     raw: list[tuple[int, int, int, int, int, float]] = []
     for i in range(len(ordered) - 1):
@@ -245,7 +272,7 @@ def separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float 
         wins_b = (both & ~tie & (diff > 0)).sum(axis=1).tolist()
         ties = tie.sum(axis=1).tolist()
         for j, (wa, wb, tt) in enumerate(zip(wins_a, wins_b, ties, strict=True)):
-            raw.append((i, i + 1 + j, wa, wb, tt, p_of(wa, wa + wb)))
+            raw.append((i, i + 1 + j, wa, wb, tt, sign_test_p(wa, wa + wb)))
     adjusted = holm([r[5] for r in raw])
     # Plain validated construction: in pydantic 2 it is faster than model_construct, which loops in Python.
     pairs = [
@@ -261,7 +288,7 @@ def separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float 
             p_adjusted=padj,
             separable=padj < alpha,
             adjacent=j - i == 1,
-            tasks_needed=needed(wa, wb, wa + wb + tt),
+            tasks_needed=_needed(wa, wb, wa + wb + tt, alpha, power),
         )
         for (i, j, wa, wb, tt, p), padj in zip(raw, adjusted, strict=True)
     ]
@@ -275,3 +302,38 @@ def separability(cards: Sequence[Scorecard], alpha: float = ALPHA, power: float 
         adjacent_count=len(adjacent),
         adjacent_separable=sum(p.separable for p in adjacent),
     )
+
+
+def against_baseline(baseline: Scorecard, candidates: Sequence[Scorecard], *, only: Collection[str] | None = None,
+                     alpha: float = ALPHA, power: float = POWER) -> list[BaselineTest]:
+    """Each candidate against ``baseline`` by the paired sign test over the tasks both scored (``only``: those
+    of these task ids), Holm-corrected across the candidates: the question a sweep and a regression gate ask
+    ("is this setup different from mine?"), which needs no test between two candidates."""
+    cards = [baseline, *candidates]
+    if len({c.k for c in cards}) > 1:
+        raise UserError(f"scorecards were scored with different k ({sorted({c.k for c in cards})}): score them "
+                        "with one k")
+    if only is not None:
+        keep = set(only)
+        cards = [c.model_copy(update={"tasks": {t: s for t, s in c.tasks.items() if t in keep}}) for c in cards]
+    fractions = _pass_fractions(cards)
+    base = fractions[0]
+    counts = []
+    for row in fractions[1:]:
+        both = ~np.isnan(base) & ~np.isnan(row)
+        diff = np.where(both, row - base, 0.0)
+        tie = both & (np.abs(diff) <= 1e-12)
+        wins_base, wins_cand = int((both & ~tie & (diff < 0)).sum()), int((both & ~tie & (diff > 0)).sum())
+        counts.append((wins_base, wins_cand, int(tie.sum())))
+    p_values = [sign_test_p(wb, wb + wc) for wb, wc, _ in counts]
+    out = []
+    for card, (wb, wc, tt), p, padj in zip(cards[1:], counts, p_values, holm(p_values), strict=True):
+        separable = padj < alpha
+        needed = _needed(wb, wc, wb + wc + tt, alpha, power)
+        out.append(BaselineTest(
+            baseline=baseline.model, candidate=card.model, tasks=wb + wc + tt, wins_baseline=wb,
+            wins_candidate=wc, ties=tt, p_value=p, p_adjusted=padj, separable=separable,
+            verdict=("worse" if wb > wc else "better") if separable else "not separable",
+            tasks_needed=needed, more_tasks_needed=None if needed is None else max(0, needed - (wb + wc + tt)),
+        ))
+    return out

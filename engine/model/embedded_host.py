@@ -11,7 +11,9 @@ sleeps until it is killed; the server's own log goes to stderr.
 from __future__ import annotations
 
 import argparse
+import enum
 import json
+import os
 import signal
 import sys
 from typing import Any
@@ -22,6 +24,18 @@ EXIT_START_FAILED = 3
 
 def _value(current: Any, text: str) -> Any:
     """A ``--set`` value cast to the type of the parameter's current value."""
+    if isinstance(current, enum.Enum):
+        # Before int: these are IntEnums (cache_type_k is a ggml_type). Taken by member name or by the name
+        # without the prefix every member shares, either case (q8_0 or GGML_TYPE_Q8_0), as llama-server's
+        # own flags take them.
+        members = type(current).__members__
+        shared = os.path.commonprefix(list(members))
+        shared = shared[: shared.rfind("_") + 1]
+        for name, member in members.items():
+            if text.upper() in (name, name.removeprefix(shared)):
+                return member
+        raise ValueError(f"expected one of {', '.join(n.removeprefix(shared).lower() for n in members)}, "
+                         f"got {text!r}")
     if isinstance(current, bool):
         if text.lower() not in ("true", "false", "1", "0", "on", "off"):
             raise ValueError(f"expected true or false, got {text!r}")

@@ -6,6 +6,7 @@ from scipy.stats import binomtest
 
 from engine.analysis.scoring import Scorecard, score_run
 from engine.analysis.stats import (
+    against_baseline,
     competition_ranks,
     effective_task_count,
     holm,
@@ -210,3 +211,34 @@ def test_tied_headlines_share_a_competition_rank_and_their_pair_is_tied() -> Non
     sep = separability([a, b, c, top])
     tied = [(p.model_a, p.model_b) for p in sep.pairs if p.tied]
     assert tied == [("a", "b")]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Against a baseline (sweep, regression gate)
+
+
+def test_against_baseline_is_the_sign_test_holm_corrected_across_the_candidates_only() -> None:
+    base = card_from_passes("base", [True] * 12)
+    worse = card_from_passes("worse", [False] * 9 + [True] * 3)
+    slight = card_from_passes("slight", [False] * 1 + [True] * 11)
+    better_than_worse = card_from_passes("other", [True] * 12)
+    tests = against_baseline(base, [worse, slight, better_than_worse])
+    assert [t.candidate for t in tests] == ["worse", "slight", "other"]
+    raw = [binomtest(9, 9).pvalue, binomtest(1, 1).pvalue, 1.0]
+    assert [t.p_value for t in tests] == pytest.approx(raw)
+    # Holm over these three p-values; the pairs among the candidates are not tested and do not count.
+    assert [t.p_adjusted for t in tests] == pytest.approx(holm(raw))
+    assert [t.verdict for t in tests] == ["worse", "not separable", "not separable"]
+    assert (tests[0].wins_baseline, tests[0].wins_candidate, tests[0].ties) == (9, 0, 3)
+    assert tests[1].tasks_needed == mcnemar_tasks_needed(1 / 12, 0)
+    assert tests[1].more_tasks_needed == tests[1].tasks_needed - 12
+    assert tests[2].tasks_needed is None and tests[2].more_tasks_needed is None
+    flipped = against_baseline(worse, [base])[0]
+    assert flipped.verdict == "better" and flipped.p_value == tests[0].p_value
+
+
+def test_against_baseline_can_look_at_some_tasks_only() -> None:
+    base = card_from_passes("base", [True] * 6)
+    cand = card_from_passes("cand", [False] * 3 + [True] * 3)
+    (test,) = against_baseline(base, [cand], only={"t00", "t04"})
+    assert (test.tasks, test.wins_baseline, test.ties) == (2, 1, 1)

@@ -176,11 +176,12 @@ def test_compare_flags_differing_settings(fleet, tmp_path, capsys) -> None:
     assert "headline" in capsys.readouterr().out
 
 
-def test_compare_needs_two_distinct_models(fleet, capsys) -> None:
+def test_compare_needs_two_distinct_files(fleet, capsys) -> None:
     _, paths = fleet
     assert main(["compare", str(paths[0])]) == 2
+    assert "at least two result files" in capsys.readouterr().err
     assert main(["compare", str(paths[0]), str(paths[0])]) == 2
-    assert "one result file per model" in capsys.readouterr().err
+    assert "given twice" in capsys.readouterr().err
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -60,3 +60,18 @@ def test_the_host_sets_llama_cpp_parameters_by_their_own_types():
         with pytest.raises(ValueError):
             build_params(args)
     assert main(["--model", "m.gguf", "--alias", "m", "--ctx-per-slot", "512", "--set", "nope=1"]) == 2
+
+
+@pytest.mark.llama
+def test_the_host_sets_enum_parameters_such_as_the_kv_cache_type_by_name():
+    from engine.model.embedded_host import build_params
+
+    args = type("A", (), {"model": "m.gguf", "alias": "m", "port": 0, "slots": 1, "ctx_per_slot": 2048,
+                          "threads": 1, "set": ["cache_type_k=q8_0", "cache_type_v=GGML_TYPE_Q4_0",
+                                                "flash_attn_type=enabled"]})
+    params = build_params(args)
+    assert (params.cache_type_k.name, params.cache_type_v.name) == ("GGML_TYPE_Q8_0", "GGML_TYPE_Q4_0")
+    assert params.flash_attn_type.name == "LLAMA_FLASH_ATTN_TYPE_ENABLED"
+    args.set = ["cache_type_k=q3"]
+    with pytest.raises(ValueError, match="q8_0"):
+        build_params(args)

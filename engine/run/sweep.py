@@ -1,0 +1,126 @@
+"""Running a sweep: each configuration of the plan as one run (request -> plan -> runner, as ``sllmb run``),
+one after the other, each into its own result file under the plan's output folder.
+
+Each run resumes as ``run`` does; a configuration whose result file is finished (every selected task has its
+trials, at the settings the plan asks for, and no checkpoint is left) is not run again, and its server is not
+even started. The first configuration to fail stops the sweep with its name; the files already written stay,
+and issuing the same command again carries on from there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.core.errors import UserError
+from engine.core.models_file import ModelEntry, load_models
+from engine.core.outputlock import output_lock
+from engine.core.results import load_run_file
+from engine.episodes import MODULE_NAMES
+from engine.model.local_server import choose_layout, embedded_server
+from engine.run.checkpoint import checkpoint_path
+from engine.run.plan import Selection, client_settings, select_tasks
+from engine.run.request import RunRequest
+from engine.run.resume_rule import MUST_MATCH, stands
+from engine.run.runner import run_benchmark
+from engine.run.sweep_plan import Configuration, SweepPlan
+
+
+@dataclass(frozen=True)
+class SweepRun:
+    configuration: Configuration
+    output: Path
+    reused: bool  # True: the finished result file was kept as it was
+
+
+def result_file(plan: SweepPlan, config: Configuration) -> Path:
+    assert plan.output is not None  # load_plan fills it
+    return plan.output / f"{config.name}_raw_results.json"
+
+
+def request_for(plan: SweepPlan, config: Configuration, *, api_key: str | None, warm_up: bool,
+                show_progress: bool) -> RunRequest:
+    """The run one configuration asks for: the plan's selection, trials and seed, its own server and sampler."""
+    model = config.served_model or (config.embedded.model if config.embedded and config.embedded.model else None)
+    return RunRequest(
+        model=model or plan.model, endpoint=config.endpoint, api_key=api_key if config.endpoint else None,
+        output=result_file(plan, config), trials=plan.trials, profile=plan.profile,
+        modules=tuple(plan.modules) if plan.modules else None, pattern=plan.filter, tasks_dir=plan.tasks_dir,
+        seed=plan.seed, temperature=config.temperature, top_p=config.top_p, thinking=config.thinking,
+        max_tokens=config.max_tokens, warm_up=warm_up, show_progress=show_progress,
+    )
+
+
+def finished(request: RunRequest, selection: Selection) -> bool:
+    """Whether the result file already holds this run: no checkpoint beside it, the settings that decide what
+    the model saw as asked (``resume_rule.MUST_MATCH``), and every selected task with its trials standing.
+    Anything else goes to the run, which resumes it or says why it cannot."""
+    if not request.output.is_file() or checkpoint_path(request.output).exists():
+        return False
+    try:
+        run = load_run_file(request.output, MODULE_NAMES)
+    except UserError:
+        return False  # the run reads it again and names what is wrong
+    asked = client_settings(request, request.endpoint or "")
+    wanted = {"model": request.model, "thinking": request.thinking, "temperature": asked.temperature,
+              "top_p": asked.top_p, "seed": request.seed, "max_tokens": request.max_tokens,
+              "stop_loops": request.stop_loops}
+    if set(wanted) != set(MUST_MATCH) or any(getattr(run.settings, n) != wanted[n] for n in MUST_MATCH):
+        return False
+    tasks = {t.id: t for t in selection.tasks}
+    held = Counter(r.task_id for r in run.trials if r.trial < request.trials and stands(r, tasks.get(r.task_id)))
+    return all(held[t] == request.trials for t in tasks)
+
+
+def _embedded_entry(plan: SweepPlan, config: Configuration) -> ModelEntry:
+    """The models.yaml row the embedded server runs, with the configuration's KV-cache type added to its
+    server options."""
+    name = (config.embedded.model if config.embedded else None) or plan.model
+    entry = load_models().find(name)
+    if entry is None or entry.gguf is None:
+        raise UserError(f"model '{name}' has no GGUF in models.yaml, so the embedded server cannot run it; give "
+                        "the configuration an endpoint of your own server, or embedded.model a row with a gguf")
+    kv = config.embedded.kv_cache_type if config.embedded else None
+    extra = [f"cache_type_k={kv}", f"cache_type_v={kv}"] if kv else []
+    return entry.model_copy(update={"server_args": [*entry.server_args, *extra]})
+
+
+def run_configuration(plan: SweepPlan, config: Configuration, request: RunRequest, selection: Selection) -> None:
+    with contextlib.ExitStack() as stack:
+        embedded = None
+        if config.endpoint is None:
+            entry = _embedded_entry(plan, config)
+            options = config.embedded
+            layout = choose_layout(entry, needed_context=selection.required_context,
+                                   context=options.context if options else None,
+                                   slots=options.slots if options else None)
+            print(f"  starting the embedded llama.cpp server with {entry.name}: {layout.slots} slot(s) of "
+                  f"{layout.context_per_slot} tokens", file=sys.stderr)
+            embedded = stack.enter_context(embedded_server(entry, layout))
+        stack.enter_context(output_lock(request.output))
+        run_benchmark(request, tasks=selection, embedded=embedded)
+
+
+def run_sweep(plan: SweepPlan, *, api_key: str | None, warm_up: bool = True,
+              show_progress: bool = True) -> list[SweepRun]:
+    """Every configuration, in the plan's order; raises ``UserError`` naming the configuration that failed."""
+    done = []
+    for config in plan.configurations:
+        request = request_for(plan, config, api_key=api_key, warm_up=warm_up, show_progress=show_progress)
+        selection = Selection.of(select_tasks(request))
+        if finished(request, selection):
+            print(f"{config.name}: {request.output} is finished; not run again", file=sys.stderr)
+            done.append(SweepRun(config, request.output, reused=True))
+            continue
+        print(f"{config.name}: running into {request.output}", file=sys.stderr)
+        try:
+            run_configuration(plan, config, request, selection)
+        except UserError as exc:
+            kept = ", ".join(d.configuration.name for d in done) or "none"
+            raise UserError(f"configuration '{config.name}': {exc}. Finished configurations are kept ({kept}); "
+                            "issue the same command again to carry on") from exc
+        done.append(SweepRun(config, request.output, reused=False))
+    return done

@@ -1,0 +1,117 @@
+"""The sweep plan (``sllmb sweep PLAN.yaml``): one model, several named configurations, and the selection,
+trials and seed they all share.
+
+Only what a ``RunRequest`` carries end to end is a field here (plus the embedded server's own options), so a
+plan cannot ask for a setting the run would silently drop: top-k and min-p are not sent by the bench yet, and
+the plan refuses them as unknown keys. Unknown keys are errors everywhere, with the file, the field and the fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, ValidationError, field_validator, model_validator
+
+from engine.core.config import endpoint_url
+from engine.core.errors import UserError
+from engine.core.fieldtypes import ModelName
+from engine.core.schema import Strict
+from engine.core.yamlfile import invalid_file_message, read_mapping
+
+# A plan is a few dozen lines; anything far larger is not one.
+MAX_PLAN_BYTES = 256 * 1024
+MAX_CONFIGURATIONS = 16
+# KV-cache types llama.cpp's server takes (-ctk/-ctv), as the embedded server's option names them.
+KvCacheType = Literal["f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"]
+
+
+def _endpoint(value: str) -> str:
+    try:
+        return endpoint_url(value)
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+# A configuration's name is its result file's name and its row in the report: kept to a plain word.
+ConfigName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")]
+
+
+class EmbeddedServer(Strict):
+    """The embedded llama.cpp server, started for this configuration alone and stopped after it."""
+
+    # The models.yaml row whose GGUF it runs (a file a Python package ships); default: the plan's model.
+    model: ModelName | None = None
+    # The window of one slot and the slot count (``sllmb run --context``, ``--slots``); default: chosen as
+    # ``run`` chooses them.
+    context: int | None = Field(default=None, ge=512, le=1 << 20)
+    slots: int | None = Field(default=None, ge=1, le=64)
+    # Both the K and the V cache (llama-server -ctk and -ctv); default: the server's, f16.
+    kv_cache_type: KvCacheType | None = None
+
+
+class Configuration(Strict):
+    name: ConfigName
+    # Your own server: its /v1 address, and the name it serves the model under (default: the plan's model).
+    endpoint: Annotated[str, AfterValidator(_endpoint)] | None = None
+    served_model: ModelName | None = None
+    # The embedded server; a configuration with neither this nor an endpoint runs the embedded default.
+    embedded: EmbeddedServer | None = None
+    # The sampler and the reply budget, as ``sllmb run`` takes them; unset: run's defaults.
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    thinking: bool | None = None
+    max_tokens: int | None = Field(default=None, ge=16, le=131072)
+
+    @model_validator(mode="after")
+    def _one_server(self) -> Configuration:
+        if self.endpoint is not None and self.embedded is not None:
+            raise ValueError("give either endpoint (your server) or embedded (the bench's), not both")
+        if self.served_model is not None and self.endpoint is None:
+            raise ValueError("served_model names the model on your endpoint; give endpoint too, or remove it")
+        return self
+
+
+class SweepPlan(Strict):
+    schema_version: Literal[1] = 1
+    # The one model every configuration runs (the result files' model name unless served_model says another).
+    model: ModelName
+    # What every configuration runs, the same for all: the paired test compares tasks on the same seeds.
+    profile: Literal["full", "fast"] = "fast"
+    modules: list[str] | None = None
+    filter: str | None = Field(default=None, max_length=200)
+    tasks_dir: Path | None = None
+    trials: int = Field(default=3, ge=1, le=1000)
+    seed: int = Field(default=0, ge=-1, le=2**31 - 1)  # the base seed, offset by the trial; -1 sends none
+    # Where the result files and the report go; relative paths are read from the plan's folder.
+    output: Path | None = None
+    # The first is the baseline every other is compared with.
+    configurations: list[Configuration] = Field(min_length=2, max_length=MAX_CONFIGURATIONS)
+
+    @field_validator("configurations")
+    @classmethod
+    def _names_unique(cls, configs: list[Configuration]) -> list[Configuration]:
+        names = [c.name.lower() for c in configs]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"configuration names must differ (they name the result files): {', '.join(repeated)}")
+        return configs
+
+
+def load_plan(path: Path) -> SweepPlan:
+    """The plan in ``path``, with its relative paths made relative to its folder; a missing, oversized or
+    invalid file is a ``UserError`` naming the file, the field and the fix."""
+    if path.is_file() and path.stat().st_size > MAX_PLAN_BYTES:
+        raise UserError(f"{path}: {path.stat().st_size} bytes is not a sweep plan (at most {MAX_PLAN_BYTES})")
+    raw = read_mapping(path, "sweep plan")
+    try:
+        plan = SweepPlan.model_validate(raw)
+    except ValidationError as exc:
+        raise UserError(invalid_file_message(path, "sweep plan", exc.errors())) from exc
+    here = path.resolve().parent
+    output = plan.output if plan.output is not None else Path("sweeps") / path.stem
+    return plan.model_copy(update={
+        "output": output if output.is_absolute() else here / output,
+        "tasks_dir": None if plan.tasks_dir is None or plan.tasks_dir.is_absolute() else here / plan.tasks_dir,
+    })

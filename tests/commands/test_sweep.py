@@ -1,0 +1,148 @@
+"""``sllmb sweep PLAN.yaml`` against a real loopback scripted server: two configurations of one model, each
+into its own result file, the report, a resumed sweep that runs nothing again, and plans that are refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from engine.cli import main
+from engine.core.results import load_run_file
+from tests.conftest import KNOWLEDGE_ANSWERS
+from tests.helpers.honest_run import small_bank
+from tests.helpers.scripted_server import Action, ScriptedServer
+
+WRONG_WHEN_HOT = ("bakery", "Single tickets")
+
+
+def _responder(body: dict) -> Action:
+    """Right on every knowledge task at temperature 0; wrong on two of them when the sampler runs hot."""
+    prompt = " ".join(str(m.get("content")) for m in body["messages"] if m["role"] == "user")
+    hot = float(body.get("temperature", 0)) > 0.5
+    for marker, answer in KNOWLEDGE_ANSWERS.items():
+        if marker in prompt:
+            return Action(text=f"Working it out.\nAnswer: {'0' if hot and marker in WRONG_WHEN_HOT else answer}")
+    return Action(text="I do not know.")
+
+
+def _plan(tmp_path: Path, url: str, **overrides: object) -> Path:
+    bank = small_bank(tmp_path / "bank")
+    doc = {
+        "model": "scripted",
+        "profile": "full",
+        "modules": ["knowledge"],
+        "tasks_dir": str(bank),
+        "trials": 2,
+        "output": "out",
+        "configurations": [
+            {"name": "cold", "endpoint": url, "temperature": 0.0},
+            {"name": "hot", "endpoint": url, "temperature": 1.0, "top_p": 0.9},
+        ],
+        **overrides,
+    }
+    path = tmp_path / "plan.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_a_sweep_runs_each_configuration_and_reports_each_against_the_first(tmp_path: Path, capsys) -> None:
+    with ScriptedServer(_responder) as srv:
+        plan = _plan(tmp_path, srv.url)
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 0
+        sent = list(srv.requests)
+    out = tmp_path / "out"
+    cold, hot = load_run_file(out / "cold_raw_results.json"), load_run_file(out / "hot_raw_results.json")
+    # Each configuration ran with its own sampler, on the plan's trials and seeds.
+    assert (cold.settings.temperature, hot.settings.temperature, hot.settings.top_p) == (0.0, 1.0, 0.9)
+    assert cold.settings.trials == hot.settings.trials == 2
+    assert sorted({r.seed for r in cold.trials}) == sorted({r.seed for r in hot.trials}) == [0, 1]
+    assert {b["temperature"] for b in sent} == {0.0, 1.0}
+    report = json.loads((out / "sweep_report.json").read_text(encoding="utf-8"))
+    overall, knowledge = report["scopes"]
+    assert overall["scope"] == "overall" and knowledge["scope"] == "knowledge"
+    base, other = overall["rows"]
+    assert base["configuration"] == "cold" and base["test"] is None and base["pass_k"] == 1.0
+    test = other["test"]
+    assert (test["wins_baseline"], test["wins_candidate"], test["ties"]) == (2, 0, 2)
+    # Two tasks of four cannot separate them: the report says so and how many tasks it would take.
+    assert test["verdict"] == "not separable" and test["tasks_needed"] > 4
+    assert other["pass_k"] == pytest.approx(0.5) and other["tokens_per_pass"] is not None
+    assert len(report["verdicts"]) == 1
+    assert "cannot tell them apart" in report["verdicts"][0]
+    md = (out / "sweep_report.md").read_text(encoding="utf-8")
+    assert "| hot | 50.0 |" in md and "## knowledge" in md
+    printed = capsys.readouterr().out
+    assert "cannot tell them apart" in printed and "sweep_report.md" in printed
+
+
+def test_a_finished_configuration_is_not_run_again(tmp_path: Path, capsys) -> None:
+    with ScriptedServer(_responder) as srv:
+        plan = _plan(tmp_path, srv.url)
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 0
+        first = len(srv.requests)
+        before = (tmp_path / "out" / "cold_raw_results.json").read_bytes()
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 0
+        assert len(srv.requests) == first, "a finished configuration sent requests again"
+    assert (tmp_path / "out" / "cold_raw_results.json").read_bytes() == before
+    assert "is finished; not run again" in capsys.readouterr().err
+
+
+def test_a_changed_configuration_is_not_taken_as_finished(tmp_path: Path, capsys) -> None:
+    with ScriptedServer(_responder) as srv:
+        plan = _plan(tmp_path, srv.url)
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 0
+        changed = _plan(tmp_path, srv.url, configurations=[
+            {"name": "cold", "endpoint": srv.url, "temperature": 0.2},
+            {"name": "hot", "endpoint": srv.url, "temperature": 1.0, "top_p": 0.9},
+        ])
+        # The run's own resume rule refuses to mix samplers in one file, and names the configuration.
+        assert main(["sweep", str(changed), "--no-warm-up", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "configuration 'cold'" in err and "temperature: 0.0 then, 0.2 now" in err
+
+
+def test_a_server_that_is_down_stops_the_sweep_and_keeps_what_finished(tmp_path: Path, capsys) -> None:
+    with ScriptedServer(_responder) as srv:
+        plan = _plan(tmp_path, srv.url, configurations=[
+            {"name": "cold", "endpoint": srv.url, "temperature": 0.0},
+            {"name": "gone", "endpoint": "http://127.0.0.1:9/v1", "temperature": 1.0},
+        ])
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "configuration 'gone'" in err and "kept (cold)" in err
+    assert (tmp_path / "out" / "cold_raw_results.json").is_file()
+
+
+@pytest.mark.parametrize(("change", "field", "fix"), [
+    ({"top_k": 40}, "top_k", "unknown key"),
+    ({"configurations": [{"name": "a", "endpoint": "http://127.0.0.1:1/v1", "min_p": 0.05},
+                         {"name": "b", "endpoint": "http://127.0.0.1:1/v1"}]}, "configurations.0.min_p",
+     "unknown key"),
+    ({"configurations": [{"name": "a", "endpoint": "http://127.0.0.1:1/v1"}]}, "configurations",
+     "at least 2"),
+    ({"configurations": [{"name": "a", "endpoint": "ftp://x/v1"}, {"name": "b"}]}, "configurations.0.endpoint",
+     "http"),
+    ({"configurations": [{"name": "a"}, {"name": "A"}]}, "configurations", "must differ"),
+    ({"configurations": [{"name": "a", "embedded": {"kv_cache_type": "q3"}}, {"name": "b"}]},
+     "configurations.0.embedded.kv_cache_type", "q8_0"),
+    ({"configurations": [{"name": "../x"}, {"name": "b"}]}, "configurations.0.name", "pattern"),
+    ({"trials": 0}, "trials", "greater than or equal to 1"),
+])
+def test_a_bad_plan_names_the_file_the_field_and_the_fix(tmp_path: Path, capsys, change, field, fix) -> None:
+    plan = _plan(tmp_path, "http://127.0.0.1:1/v1", **change)
+    assert main(["sweep", str(plan)]) == 2
+    err = capsys.readouterr().err
+    assert str(plan) in err and f"field '{field}'" in err and fix in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_or_broken_plan_is_refused(tmp_path: Path, capsys) -> None:
+    assert main(["sweep", str(tmp_path / "nope.yaml")]) == 2
+    assert "nope.yaml" in capsys.readouterr().err
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("model: [unclosed\n", encoding="utf-8")
+    assert main(["sweep", str(broken)]) == 2
+    assert "not valid YAML" in capsys.readouterr().err
