@@ -49,12 +49,6 @@ METHODOLOGY_ORDER = (
 )
 
 
-def _plotly_path() -> Path:
-    import plotly
-
-    return Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
-
-
 def _section_pages(docs_dir: Path, folder: str, order: tuple[str, ...] = ()) -> list[Any]:
     """The pages of a folder (``order`` first, then by name), each sub-folder as a nested section."""
     base = docs_dir / folder
@@ -213,6 +207,5 @@ def on_files(files: Files, config: Any) -> Files:
         _add_page(files, config, f"models/{pages.index_page[model_id]}.md", index_model_page(index, model_id))
     for name in ("board.js", "board.css", "site.css"):
         files.append(File.generated(config, f"assets/{name}", abs_src_path=str(STATIC_DIR / name)))
-    files.append(File.generated(config, "assets/plotly.min.js", abs_src_path=str(_plotly_path())))
     files.append(File.generated(config, "leaderboard.json", content=board_json(board)))
     return files
