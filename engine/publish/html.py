@@ -99,7 +99,7 @@ class Links:
 
     def task(self, task_slug: str, model_slug: str) -> str | None:
         """A task's page, at one model's trials; None in the single file (it carries no transcripts)."""
-        return None  # the task pages are not built yet
+        return None if self.mode == "anchor" else f"{self.root}tasks/{task_slug}/#m-{model_slug}"
 
     def report(self, model: str) -> str | None:
         """A new issue about one model's run, its title filled in; None without a repository."""
