@@ -521,7 +521,7 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
         f'pass^k.</p><div class="lb-cardgrid">{radar}{modules}</div>'
         f"<{h}>Settings</{h}>{settings}<{h}>Size</{h}>{size}"
         f'<{h}>Tasks</{h}><p class="lb-note">✓ pass · ✗ fail · – excluded (infra or invalid); a ringed '
-        f"mark is a verdict the judge moved.</p>{tasks}{report}</div>"
+        f"mark is a verdict the judge moved.{task_hint}</p>{tasks}{report}</div>"
     )
 
 
