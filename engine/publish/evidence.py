@@ -66,7 +66,10 @@ def _judge(verdict: TrialVerdict | None) -> dict[str, Any] | None:
 def trial_evidence(trial: TrialRecord, verdict: TrialVerdict | None) -> dict[str, Any]:
     """One trial as the page reads it: the record as stored (bounded), whether it counts, and the judge's
     decision on it where there is one."""
-    data = trial.model_dump(mode="json", exclude={"task_id", "module"})
+    data = trial.model_dump(mode="json", exclude={"task_id", "module", "turns"})
+    # A turn's empty fields (no reasoning, no calls, no timings) are left out: a task's file holds every
+    # model's trials, and they made a sixth of it.
+    data["turns"] = [turn.model_dump(mode="json", exclude_defaults=True) for turn in trial.turns]
     data["scorable"] = trial.scorable
     data["judge"] = _judge(verdict)
     return bounded(data)

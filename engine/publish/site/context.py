@@ -1,4 +1,5 @@
-"""The site's one Board per build (and the runs it was built from), shared by the hook (which adds the model pages) and the macros.
+"""The site's one Board per build (and the runs it was built from),
+shared by the hook (which adds the model pages) and the macros.
 
 mkdocs loads the hook file and the macros file by path, each as its own module, so the board is kept here,
 in a module both import normally. It is rebuilt only when a result file, the reference setting beside them or

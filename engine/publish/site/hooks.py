@@ -1,5 +1,5 @@
-"""MkDocs hook: one page per model, one per task (with its trials as JSON beside it), the board's assets and ``leaderboard.json``, and a nav built from the
-pages that exist.
+"""MkDocs hook: one page per model, one per task (with its trials as JSON beside it), the board's assets
+and ``leaderboard.json``, and a nav built from the pages that exist.
 
 mkdocs-macros fills pages but cannot create them, so the model pages are added here as generated files: one
 per board row (our runs) and one per Small LM Index model, a model that is both having one page with the card
