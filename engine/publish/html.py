@@ -26,6 +26,7 @@ from urllib.parse import urlencode
 
 from engine.publish.board import Board, PairRow, Row
 from engine.publish.escape import esc
+from engine.publish.evidence import task_slug
 from engine.publish.glossary import DET, JUDGED_DET, abbr, title_attr
 from engine.publish.reference import flag_text
 
@@ -96,8 +97,9 @@ class Links:
     def reading(self) -> str:
         return "#reading" if self.mode == "anchor" else f"{self.root}reading-the-leaderboard/"
 
-    def plotly(self) -> str:
-        return "" if self.mode == "anchor" else f"{self.root}assets/plotly.min.js"
+    def task(self, task_slug: str, model_slug: str) -> str | None:
+        """A task's page, at one model's trials; None in the single file (it carries no transcripts)."""
+        return None if self.mode == "anchor" else f"{self.root}tasks/{task_slug}/#m-{model_slug}"
 
     def report(self, model: str) -> str | None:
         """A new issue about one model's run, its title filled in; None without a repository."""
@@ -342,21 +344,12 @@ def _facts(items: Iterable[tuple[str, str]]) -> str:
     return '<dl class="lb-facts">' + "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in items) + "</dl>"
 
 
-def radar_html(row: Row, links: Links) -> str:
-    # The data rides in an attribute, not a <script type="application/json">: Material's instant navigation
-    # re-creates script elements of a new page, and would drop that type.
-    data = {"theta": row.radar.labels, "r": row.radar.values}
-    return (
-        f'<div class="lb-radar" data-plotly-src="{esc(links.plotly())}" data-radar="{esc(safe_json(data))}" '
-        'role="img" aria-label="radar of per-module pass^k"></div>'
-    )
-
-
 def radar_svg(row: Row, size: int = 320) -> str:
-    """The radar as inline SVG, for the single file: no script and no 4.6 MB library for one chart.
+    """The radar as inline SVG, on the site's cards and in the single file alike: no script and no 4.6 MB
+    library for one chart (plotly once made a card weigh 5.8 MB).
 
-    Same data as the site's plotly radar (per-module pass^k on 0-100, one spoke per module, rings at 25, 50, 75
-    and 100); the values are placed, not computed: a point's distance from the centre is its score.
+    Per-module pass^k on 0-100, one spoke per module, rings at 25, 50, 75 and 100; the values are placed, not
+    computed: a point's distance from the centre is its score.
     """
     labels, values = row.radar.labels, row.radar.values
     if not labels:
@@ -497,16 +490,21 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
             f"{'✓' if c.outcome == 'pass' else '✗' if c.outcome == 'fail' else '–'}</span>"
             for c in t.trials
         )
+        href = links.task(task_slug(t.task_id), row.slug)
+        task = f"<code>{esc(t.task_id)}</code>"
+        if href is not None:
+            task = f'<a href="{esc(href)}" title="every trial of this task, with its evidence">{task}</a>'
+        # The marks come right after the task, so a phone shows them without scrolling the table.
         task_rows.append(
-            f"<tr><td><code>{esc(t.task_id)}</code></td><td>{esc(t.module)}</td>"
+            f"<tr><td>{task}</td><td>{pills}</td><td>{t.passed}/{t.scorable}</td>"
             f"<td>{fmt_pts(t.pass_k) if t.scored else 'dropped'}</td><td>{fmt_pts(t.det)}</td>"
-            f"<td>{t.passed}/{t.scorable}</td><td>{pills}</td></tr>"
+            f"<td>{esc(t.module)}</td></tr>"
         )
     tasks = (
         '<div class="lb-scroll" tabindex="0" role="region" aria-label="tasks">'
-        '<table class="lb-t lb-tasks"><thead><tr><th>Task</th><th>Module</th><th>pass^k</th>'
+        '<table class="lb-t lb-tasks"><thead><tr><th>Task</th><th>Trials</th><th>Passed</th><th>pass^k</th>'
         f"<th>{abbr('Det', DET)}</th>"
-        f"<th>Passed</th><th>Trials</th></tr></thead><tbody>{''.join(task_rows)}</tbody></table></div>"
+        f"<th>Module</th></tr></thead><tbody>{''.join(task_rows)}</tbody></table></div>"
     )
     report_url = links.report(row.model)
     report = (
@@ -515,14 +513,15 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
         else f'<p class="lb-report"><a href="{esc(report_url)}" rel="nofollow noopener">Report a problem with this '
         "run</a> (a wrong setting, a grading error, a figure that does not match the result file).</p>"
     )
-    radar = radar_svg(row) if links.mode == "anchor" else radar_html(row, links)
+    radar = radar_svg(row)
+    task_hint = "" if links.mode == "anchor" else " A task opens its page: every trial's transcript and grade."
     return (
         f'<div class="lb-card">{head}{"".join(notes)}{facts}'
         f'<{h}>Modules</{h}><p class="lb-note">Scores on the 0–100 scale; the radar shows each module\'s '
         f'pass^k.</p><div class="lb-cardgrid">{radar}{modules}</div>'
         f"<{h}>Settings</{h}>{settings}<{h}>Size</{h}>{size}"
         f'<{h}>Tasks</{h}><p class="lb-note">✓ pass · ✗ fail · – excluded (infra or invalid); a ringed '
-        f"mark is a verdict the judge moved.</p>{tasks}{report}</div>"
+        f"mark is a verdict the judge moved.{task_hint}</p>{tasks}{report}</div>"
     )
 
 

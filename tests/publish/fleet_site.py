@@ -24,6 +24,7 @@ from engine.analysis.judge import (
     write_judged_file,
 )
 from engine.core.results import load_run_file, write_run_file
+from engine.core.schema import Grade, ToolCall, Turn
 from tests.helpers.fleet import make_fleet
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -33,6 +34,11 @@ JINJA_TEXT = "{{ 7*7 }}-model"
 # The models that carry them (valid names: a name is letters, digits and . _ : / + -).
 HOSTILE_MODEL = "fleet-hostile-fields"
 JINJA_MODEL = "fleet-jinja-fields"
+# What the hostile model "said" in its first tools trial: markup, a script, an event handler, template syntax,
+# emoji and a front-matter fence, in its reply, its reasoning, a tool call's name and arguments, the tool's
+# answer and the grade's reason. The task pages must show every one as text.
+HOSTILE_REPLY = "<script>alert(3)</script><img src=x onerror=alert(4)> {{ 7*7 }} {% raw %} 🚀🧪\n---\ntitle: x\n---"
+HOSTILE_TASK = "tools_01"
 
 
 def write_judged(raw: Path, rng: random.Random, fail_module: str | None = None) -> Path:
@@ -95,6 +101,26 @@ def write_judged(raw: Path, rng: random.Random, fail_module: str | None = None) 
     return path
 
 
+def _hostile_trial(path: Path) -> None:
+    """Trial 0 of ``HOSTILE_TASK`` in ``path`` gets ``HOSTILE_REPLY`` in every free-text field it has."""
+    run = load_run_file(path)
+    trials = []
+    for t in run.trials:
+        if t.task_id == HOSTILE_TASK and t.trial == 0:
+            call = ToolCall(id="call_<b>0</b>", name="<img src=x onerror=alert(5)>", arguments=HOSTILE_REPLY)
+            turns = [
+                Turn(role="user", content=HOSTILE_REPLY),
+                Turn(role="assistant", content=HOSTILE_REPLY, reasoning=HOSTILE_REPLY, tool_calls=[call]),
+                Turn(role="tool", tool_call_id=call.id, name=call.name, content=HOSTILE_REPLY),
+                Turn(role="assistant", content=HOSTILE_REPLY, finish_reason="stop"),
+            ]
+            grade = Grade(score=0.0, passed=False, reason=HOSTILE_REPLY, details={HOSTILE_REPLY: HOSTILE_REPLY})
+            t = t.model_copy(update={"turns": turns, "grade": grade, "infra": False, "error": None})
+        trials.append(t)
+    path.unlink()
+    write_run_file(path, run.model_copy(update={"trials": trials}))
+
+
 def build_site_fleet(root: Path, n_models: int = 12, seed: int = 7) -> Path:
     """Write ``root/results`` and ``root/models.yaml``; return the results folder."""
     paths = make_fleet(root, n_models, seed, unsized=1)
@@ -118,6 +144,8 @@ def build_site_fleet(root: Path, n_models: int = 12, seed: int = 7) -> Path:
     if doc["default"] not in [r["name"] for r in doc["models"]]:
         doc["default"] = doc["models"][0]["name"]
     models_path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+
+    _hostile_trial(paths[0])
 
     # One row run with different settings: thinking on and a different max_tokens.
     odd = load_run_file(paths[2])

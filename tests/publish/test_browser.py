@@ -90,26 +90,30 @@ def test_sorting_a_numeric_column_is_numeric(fleet_url: str, page_factory) -> No
     assert not watch.errors
 
 
-def test_model_card_radar_renders_and_plotly_loads_once(
+def test_model_card_radar_and_tables_fit_a_laptop_and_a_phone(
     fleet_url: str, page_factory, artifacts: Path
 ) -> None:
     page, watch = page_factory((fleet_url,))
     _load(page, fleet_url + "leaderboard/")
     page.screenshot(path=str(artifacts / "leaderboard.png"), full_page=True)
-    # Instant navigation: follow a link from the board to a card, then to another card.
+    # Instant navigation: follow a link from the board to a card.
     page.locator("[data-panel=tiers] a.lb-b").first.click()
-    page.wait_for_selector(".lb-radar .main-svg", timeout=20_000)
-    assert page.locator(".lb-radar .scatterlayer path").count() >= 1
+    page.wait_for_selector(".lb-radar svg.lb-radar-svg circle.dot", timeout=20_000)
+    card = page.url
+    # At 1366 px the modules table is whole: its box does not scroll, its last column is inside the article.
+    page.set_viewport_size({"width": 1366, "height": 900})
+    modules = page.locator(".lb-cardgrid .lb-scroll").first
+    assert modules.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
     page.screenshot(path=str(artifacts / "model-card.png"), full_page=True)
-    # Back to the board through the nav (an instant navigation, same document), then to another card.
-    page.locator(".md-nav__link[href$='leaderboard/']").first.click()
-    page.wait_for_selector("[data-panel=tiers] a.lb-b")
-    page.locator("[data-panel=tiers] a.lb-b").nth(1).click()
-    page.wait_for_selector(".lb-radar .main-svg", timeout=20_000)
-    loads = [u for u in watch.requests if u.endswith("plotly.min.js")]
-    assert len(loads) == 1, loads
-    # Material's instant navigation swaps the <head>, but the loaded library stays.
-    assert page.evaluate("typeof window.Plotly.react") == "function"
+    # At 390 px a task's ✓/✗ marks are on screen without scrolling the table sideways.
+    page.set_viewport_size({"width": 390, "height": 844})
+    _load(page, card)
+    mark = page.locator(".lb-tasks .lb-trial").first
+    mark.scroll_into_view_if_needed()
+    box = mark.bounding_box()
+    assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= 390, box
+    page.screenshot(path=str(artifacts / "model-card-phone.png"), full_page=False)
+    assert not any(u.endswith("plotly.min.js") for u in watch.requests)
     assert not watch.errors and not watch.outside
 
 

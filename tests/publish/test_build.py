@@ -111,16 +111,23 @@ def test_no_page_loads_anything_from_outside(fleet_site: Path) -> None:
         assert "fonts.googleapis" not in text and "fonts.gstatic" not in text
 
 
-def test_plotly_is_vendored_and_loaded_only_by_the_board_script(fleet_site: Path) -> None:
-    assert (fleet_site / "assets" / "plotly.min.js").stat().st_size > 1_000_000
+# The issue's bound on one page, everything it loads from the site counted (its assets and, on a task page, its
+# trial data).
+PAGE_LIMIT = 1_500_000
+
+
+def test_a_model_card_draws_its_radar_as_svg_and_weighs_under_the_limit(fleet_site: Path) -> None:
+    """plotly made a card weigh 5.8 MB for one radar; the card now draws it as the single file does."""
+    assert not (fleet_site / "assets" / "plotly.min.js").exists()
     for page in _pages(fleet_site):
-        text = page.read_text(encoding="utf-8")
-        assert text.count("plotly.min.js") <= 1
-        # No page loads plotly.js itself: the board script fetches it once, only where a radar is.
-        assert not any("plotly" in src for src in re.findall(r'<script[^>]+src="([^"]+)"', text))
-    slug = json.loads((fleet_site / "leaderboard.json").read_text(encoding="utf-8"))["rows"][0]["slug"]
-    card = (fleet_site / "models" / slug / "index.html").read_text(encoding="utf-8")
-    assert 'data-plotly-src="../../assets/plotly.min.js"' in card
+        assert "plotly.min.js" not in page.read_text(encoding="utf-8"), page
+    for row in json.loads((fleet_site / "leaderboard.json").read_text(encoding="utf-8"))["rows"]:
+        page = fleet_site / "models" / row["slug"] / "index.html"
+        card = page.read_text(encoding="utf-8")
+        assert card.count('<svg class="lb-radar-svg"') == 1
+        assets = re.findall(r'(?:src|href)="((?:\.\./)+assets/[^"?#]+)', card)
+        weight = page.stat().st_size + sum((page.parent / a).resolve().stat().st_size for a in set(assets))
+        assert weight <= PAGE_LIMIT, (row["slug"], weight)
 
 
 def test_the_404_page_leads_somewhere(committed_site: Path) -> None:

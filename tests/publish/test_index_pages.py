@@ -208,7 +208,7 @@ def test_a_benchmarked_index_model_has_one_page_with_both_parts(index_build: Bui
     site = index_build.out
     name = IndexSite(ROOT).result().row(index_build.merged_id).entry.name
     text = (site / "models" / index_build.merged_id / "index.html").read_text(encoding="utf-8")
-    assert 'class="lb-card"' in text and 'class="lb-radar"' in text
+    assert 'class="lb-card"' in text and 'class="lb-radar-svg"' in text
     assert f'data-model="{index_build.merged_id}"' in text and "Small LM Index</h2>" in text
     assert f"<h1>{name}</h1>" in text
     # The board links to that page, and so does the index table.
@@ -270,7 +270,7 @@ def test_index_table_link_opens_the_shared_page(index_build: Built, index_url: s
     page.goto(index_url + "index/", wait_until="load")
     # Material's instant navigation rewrites in-site links to absolute addresses.
     page.locator(f"table.sli-table a[href$='/models/{index_build.merged_id}/']").click()
-    page.wait_for_selector(".lb-radar .main-svg", timeout=20_000)
+    page.wait_for_selector(".lb-radar svg.lb-radar-svg", timeout=20_000)
     assert page.locator(f"[data-model='{index_build.merged_id}'] table.sli-scores").is_visible()
     assert not watch.errors, watch.errors
     assert not watch.outside and not watch.dialogs

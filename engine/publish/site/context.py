@@ -1,4 +1,5 @@
-"""The site's one Board per build, shared by the hook (which adds the model pages) and the macros.
+"""The site's one Board per build (and the runs it was built from),
+shared by the hook (which adds the model pages) and the macros.
 
 mkdocs loads the hook file and the macros file by path, each as its own module, so the board is kept here,
 in a module both import normally. It is rebuilt only when a result file, the reference setting beside them or
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.analysis.loaded_run import LoadedRun
 from engine.analysis.scoring import DEFAULT_PRESET
 from engine.core.reference_setting import setting_path_for
 from engine.core.results import FLEET_DIR, RAW_SUFFIX
@@ -51,20 +53,29 @@ def _signature(src: BoardSource) -> tuple:
     return (src, tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
 
 
-_cache: dict[str, tuple[tuple, Board]] = {}
+_cache: dict[str, tuple[tuple, Board, list[LoadedRun]]] = {}
 
 
 def site_board(config: Any) -> Board:
+    return _site(config)[0]
+
+
+def site_runs(config: Any) -> list[LoadedRun]:
+    """The runs the board was built from, loaded once with it (the task pages show their trials)."""
+    return _site(config)[1]
+
+
+def _site(config: Any) -> tuple[Board, list[LoadedRun]]:
     src = board_source(config)
     if not src.results_dir.is_dir():
         log.info("no results folder at %s: the leaderboard is empty", src.results_dir)
-        return build_board([], None, src.weights, setting=None)
+        return build_board([], None, src.weights, setting=None), []
     sig = _signature(src)
     hit = _cache.get("board")
     if hit is not None and hit[0] == sig:
-        return hit[1]
+        return hit[1], hit[2]
     runs = load_results(src.results_dir)
     setting = board_setting(src.results_dir, runs)
     board = build_board(runs, load_models_optional(src.models_path), src.weights, setting=setting)
-    _cache["board"] = (sig, board)
-    return board
+    _cache["board"] = (sig, board, runs)
+    return board, runs

@@ -1,5 +1,5 @@
-"""MkDocs hook: one page per model, the board's assets and ``leaderboard.json``, and a nav built from the
-pages that exist.
+"""MkDocs hook: one page per model, one per task (with its trials as JSON beside it), the board's assets
+and ``leaderboard.json``, and a nav built from the pages that exist.
 
 mkdocs-macros fills pages but cannot create them, so the model pages are added here as generated files: one
 per board row (our runs) and one per Small LM Index model, a model that is both having one page with the card
@@ -30,11 +30,13 @@ from mkdocs.structure.files import File, Files  # noqa: E402
 from engine.index.index import IndexRow  # noqa: E402
 from engine.publish.board import board_json  # noqa: E402
 from engine.publish.escape import esc  # noqa: E402
+from engine.publish.evidence import evidence_json, model_runs, task_evidence  # noqa: E402
 from engine.publish.html import STATIC_DIR, Links, card_html  # noqa: E402
-from engine.publish.site.context import site_board  # noqa: E402
+from engine.publish.site.context import site_board, site_runs  # noqa: E402
 from engine.publish.site.index_macros import IndexSite  # noqa: E402
 from engine.publish.site.index_model_page import correction_url  # noqa: E402
 from engine.publish.site.index_page_plan import ModelPages, plan_model_pages  # noqa: E402
+from engine.publish.task_page import DATA_FILE, task_page_html, tasks_index_html  # noqa: E402
 
 # Methodology pages in reading order; a page not listed here follows, in name order.
 METHODOLOGY_ORDER = (
@@ -47,12 +49,6 @@ METHODOLOGY_ORDER = (
     "sandboxing",
     "limits",
 )
-
-
-def _plotly_path() -> Path:
-    import plotly
-
-    return Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 
 
 def _section_pages(docs_dir: Path, folder: str, order: tuple[str, ...] = ()) -> list[Any]:
@@ -202,6 +198,20 @@ def _add_page(files: Files, config: Any, src_uri: str, page: GeneratedPage) -> N
     files.append(File.generated(config, src_uri, content=STUB))
 
 
+def _add_task_pages(files: Files, config: Any, board: Any) -> None:
+    """A page per task (every model's trials) with its trials as a JSON file beside it, and the list of
+    them. The JSON is data the page's script places as text; it never meets the macro engine or Markdown."""
+    tasks = task_evidence(model_runs(board.rows, site_runs(config)))
+    if not tasks:
+        return
+    links = Links(root="../../")
+    for task in tasks:
+        page = _page(task.task_id, task_page_html(task, links), task.slug)
+        _add_page(files, config, f"tasks/{task.slug}.md", page)
+        files.append(File.generated(config, f"tasks/{task.slug}/{DATA_FILE}", content=evidence_json(task.document)))
+    _add_page(files, config, "tasks/index.md", _page("Tasks", tasks_index_html(tasks), "tasks"))
+
+
 def on_files(files: Files, config: Any) -> Files:
     board = site_board(config)
     index = _index_site(config)
@@ -211,8 +221,8 @@ def on_files(files: Files, config: Any) -> Files:
         _add_page(files, config, f"models/{row.slug}.md", model_page(board, row.slug, index, pages))
     for model_id in pages.index_only():
         _add_page(files, config, f"models/{pages.index_page[model_id]}.md", index_model_page(index, model_id))
-    for name in ("board.js", "board.css", "site.css"):
+    _add_task_pages(files, config, board)
+    for name in ("board.js", "board.css", "site.css", "evidence.js", "evidence.css"):
         files.append(File.generated(config, f"assets/{name}", abs_src_path=str(STATIC_DIR / name)))
-    files.append(File.generated(config, "assets/plotly.min.js", abs_src_path=str(_plotly_path())))
     files.append(File.generated(config, "leaderboard.json", content=board_json(board)))
     return files

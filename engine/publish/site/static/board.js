@@ -1,4 +1,4 @@
-/* small-llm-bench leaderboard: tabs, table sorting and radar charts. Only shows what the page already
+/* small-llm-bench leaderboard: tabs and table sorting (the radars are inline SVG). Only shows what the page already
    holds; it computes no score. Runs on every page load and, under Material's instant navigation, on every
    page switch (document$). */
 (function () {
@@ -86,44 +86,6 @@
     });
   }
 
-  function withPlotly(src, done) {
-    if (window.Plotly) { done(); return; }
-    if (!src) return;
-    var tag = document.getElementById("lb-plotly");
-    if (!tag) {
-      tag = document.createElement("script");
-      tag.id = "lb-plotly";
-      tag.src = src;
-      document.head.appendChild(tag);
-    }
-    tag.addEventListener("load", done, { once: true });
-  }
-
-  function drawRadar(el) {
-    if (!el.dataset.radar || el.offsetParent === null) return;
-    var data = JSON.parse(el.dataset.radar);
-    var colour = getComputedStyle(el).color;
-    var theta = data.theta.concat(data.theta.slice(0, 1));
-    var r = data.r.concat(data.r.slice(0, 1));
-    window.Plotly.react(el, [{
-      type: "scatterpolar", r: r, theta: theta, fill: "toself", mode: "lines+markers",
-      hovertemplate: "%{theta}: %{r:.1f}<extra></extra>", line: { color: "#4f7cff" }
-    }], {
-      polar: { radialaxis: { range: [0, 100], tickvals: [0, 25, 50, 75, 100] }, bgcolor: "rgba(0,0,0,0)" },
-      paper_bgcolor: "rgba(0,0,0,0)", font: { color: colour }, showlegend: false,
-      margin: { t: 30, b: 30, l: 60, r: 60 }, height: 320
-    }, { displayModeBar: false, responsive: true, staticPlot: false });
-    el.dataset.drawn = "1";
-  }
-
-  function initRadars(root) {
-    var els = Array.prototype.filter.call(root.querySelectorAll(".lb-radar"), function (el) {
-      return el.offsetParent !== null;
-    });
-    if (!els.length) return;
-    withPlotly(els[0].dataset.plotlySrc, function () { els.forEach(drawRadar); });
-  }
-
   /* The search engine reads "^" as a boost, so a query such as "pass^k" found nothing; the index splits words
      at "^" (mkdocs.yml), so a typed "^" becomes a space before Material reads the field. */
   document.addEventListener("input", function (e) {
@@ -150,13 +112,7 @@
     window.requestAnimationFrame(function () { focusableScrollers(document); });
     initTabs(document);
     initSort(document);
-    initRadars(document);
   }
-
-  /* Redraw radars when Material's palette toggle changes the colour scheme. */
-  new MutationObserver(function () {
-    if (window.Plotly) document.querySelectorAll(".lb-radar[data-drawn]").forEach(drawRadar);
-  }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
 
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(init);
@@ -165,5 +121,4 @@
   } else {
     init();
   }
-  window.addEventListener("hashchange", function () { initRadars(document); });
 })();
