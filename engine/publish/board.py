@@ -54,7 +54,7 @@ from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES, SPECS
 from engine.publish.percent import percent
 from engine.publish.reference import COMPARED, SettingFlag, reference_values, row_values, setting_flags
-from engine.run.runcost import decode_median
+from engine.run.runcost import decode_median, run_minutes
 
 BOARD_SCHEMA_VERSION = 1
 
@@ -561,6 +561,12 @@ def _build_board(
     )
 
 
+def _one_place(value: float | None) -> float | None:
+    """Rounded once, to the one place every page shows, so leaderboard.json and the pages cannot differ by a
+    second rounding (two places then one turned x.x49 into x.x5 and up); None stays None."""
+    return None if value is None else round(value, 1)
+
+
 def _score(item: LoadedRun, k: int, weights: str) -> _Scored:
     """One run scored at the board's k, with its judged verdicts where it has them; the headline's card is the
     judged one, or the raw one for a run without a judged file (a fallback row)."""
@@ -604,7 +610,7 @@ def _row(
         tasks_scored=card.tasks_scored,
         tasks_excluded=card.tasks_excluded,
         trials_excluded=card.trials_excluded,
-        run_time_min=round(run.provenance.duration_s / 60.0, 2) if run.provenance.duration_s else None,
+        run_time_min=_one_place(run_minutes(run.provenance.duration_s)),
         decode_tps=decode,
         prefill_tps=prefill,
         first_try_code_rate=score.card.first_try_code_rate,

@@ -26,7 +26,7 @@ from urllib.parse import urlencode
 
 from engine.publish.board import Board, PairRow, Row
 from engine.publish.escape import esc
-from engine.publish.glossary import DET, JUDGED_DET, abbr, title_attr
+from engine.publish.glossary import DET, JUDGED_DET, RUN_TIME, abbr, title_attr
 from engine.publish.reference import flag_text
 
 STATIC_DIR = Path(__file__).resolve().parent / "site" / "static"
@@ -241,7 +241,8 @@ def detail_panel(board: Board, links: Links) -> str:
         '<th data-sort="num">#</th><th data-sort="text">Model</th><th data-sort="num">Params</th>'
         f'{mod_heads}<th data-sort="num"{title_attr(DET)}>Det score</th><th data-sort="num">Pass</th>'
         f'<th data-sort="num"{title_attr(JUDGED_DET)}>Judged det</th><th data-sort="num">Judged pass</th>'
-        '<th data-sort="num">Tasks</th><th data-sort="num">Run time (min)</th>'
+        '<th data-sort="num">Tasks</th>'
+        f'<th data-sort="num"{title_attr(RUN_TIME)}>Run time (min)</th>'
         '<th data-sort="num">tok/s</th><th data-sort="num">First-try code</th>'
         '<th data-sort="num" title="share of verdicts resting on a check that could not decide">Unsure</th>'
     )
