@@ -53,6 +53,20 @@ def plural(n: int, word: str, words: str | None = None) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {words or word + 's'}"
 
 
+# What fills an empty pair table: said wherever the board has fewer than two models.
+NO_PAIRS = "no pairs to test yet: a second model's result file makes the first"
+
+
+def separable_text(board: Board) -> str:
+    """"3 of 10 pairs separable", or, below two models, that there is nothing to test yet and what fills it:
+    the board's chip, `sllmb leaderboard` and the PR check all say it this way ("0 of 0 pairs separable" read
+    as a verdict)."""
+    s = board.separability
+    if s.pair_count == 0:
+        return NO_PAIRS
+    return f"{s.separable_count} of {plural(s.pair_count, 'pair')} separable"
+
+
 def fmt(value: float | None, digits: int = 1) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
@@ -112,11 +126,10 @@ class Links:
 
 
 def chip(board: Board, links: Links) -> str:
-    s = board.separability
     return (
         f'<a class="lb-chip" href="{esc(links.separability())}" title="pairs the bank can tell apart: sign '
-        f'test over shared tasks, Holm-corrected across all pairs">{s.separable_count} of '
-        f"{plural(s.pair_count, 'pair')} separable</a>"
+        f'test over shared tasks, Holm-corrected across all pairs">{esc(separable_text(board))}</a>'
+
     )
 
 
@@ -548,6 +561,13 @@ def separability_html(board: Board, links: Links) -> str:
     s = board.separability
     if not board.rows:
         return '<p class="lb-empty">No result files yet, so no pairs to test.</p>'
+    if s.pair_count == 0:
+        # One model: no table at all (an empty one beside a "none" row said nothing), and what fills it.
+        only = board.rows[0]
+        return (
+            f'<p class="lb-empty">Only <a href="{esc(links.model(only.slug))}">{esc(only.model)}</a> is on the '
+            f"board, so there are {esc(NO_PAIRS)}; the tables of adjacent and separable pairs appear then.</p>"
+        )
     head = (
         "<thead><tr><th>Model</th><th>Against</th><th>Scores</th><th>Task wins</th><th>p</th><th>Holm p</th>"
         "<th>Verdict</th><th>Tasks needed</th></tr></thead>"
@@ -575,7 +595,8 @@ def separability_html(board: Board, links: Links) -> str:
         f'separate the pair at this gap (McNemar, 80% power).</p>{SCROLL}<table class="lb-t">{head}<tbody>'
         f"{adjacent}</tbody></table></div>"
         f'<h2>Separable pairs</h2>{more}{SCROLL}<table class="lb-t">{head}<tbody>'
-        f"{separable_rows or '<tr><td colspan=8>none</td></tr>'}</tbody></table>"
+        f"{separable_rows or '<tr><td colspan=8>none yet: no pair differs by more than chance</td></tr>'}"
+        "</tbody></table>"
         "</div>"
     )
 
