@@ -290,7 +290,7 @@ def cmd_can_i_run(args: argparse.Namespace) -> int:
     print(
         f"weights {result.weights_gb:.2f} GB + context cache {result.kv_cache_gb:.2f} GB + runtime "
         f"{result.runtime_gb:.2f} GB = {result.total_gb:.2f} GB on {args.device}: "
-        f"{'fits' if result.fits else 'does not fit'} (within {FIT_SHARE:.0%} of its memory); "
+        f"{'fits' if result.fits else 'does not fit'} in {FIT_SHARE:.0%} of its memory; "
         f"speed {result.speed_text}"
     )
     return 0
