@@ -11,7 +11,7 @@ from pathlib import Path
 from engine.core.errors import InfraError, UserError
 from engine.index.aa import AA_BASE_ENV, AA_KEY_ENV, DEFAULT_AA_BASE, DEFAULT_AA_PATH, sync_aa
 from engine.index.data import DEFAULT_DATA_DIR, chosen_scores, load_entries, today
-from engine.index.hardware import DEVICES, QUANT_BITS, Layout, device_named, estimate
+from engine.index.hardware import DEVICES, FIT_SHARE, QUANT_BITS, Layout, device_named, estimate
 from engine.index.provenance import by_lab, core_figures, provenance_stats
 from engine.index.published import published_index
 from engine.index.schema import CORE_BENCHMARKS
@@ -290,6 +290,7 @@ def cmd_can_i_run(args: argparse.Namespace) -> int:
     print(
         f"weights {result.weights_gb:.2f} GB + context cache {result.kv_cache_gb:.2f} GB + runtime "
         f"{result.runtime_gb:.2f} GB = {result.total_gb:.2f} GB on {args.device}: "
-        f"{'fits' if result.fits else 'does not fit'}; about {result.tokens_per_s:.0f} tokens/s"
+        f"{'fits' if result.fits else 'does not fit'} in {FIT_SHARE:.0%} of its memory; "
+        f"speed {result.speed_text}"
     )
     return 0

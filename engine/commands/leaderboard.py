@@ -11,7 +11,7 @@ from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
 from engine.core.results import FLEET_DIR
 from engine.publish.board import board_from_dir, write_board_json
-from engine.publish.html import plural, standalone_html
+from engine.publish.html import plural, separable_text, standalone_html
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -77,10 +77,9 @@ def handle(args: argparse.Namespace) -> int:
     atomic_write_text(args.output, standalone_html(board))
     json_path = json_path_for(args.output)
     write_board_json(json_path, board)
-    s = board.separability
     print(
         f"wrote {args.output} and {json_path}: {plural(len(board.rows), 'model')}, pass^{board.k}, "
-        f"{s.separable_count} of {plural(s.pair_count, 'pair')} separable"
+        f"{separable_text(board)}"
     )
     if args.open:
         webbrowser.open(args.output.resolve().as_uri())

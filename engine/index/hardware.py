@@ -4,6 +4,7 @@ memory = weights (parameters x bits per weight of the quantisation)
        + context cache (full layers hold every token, sliding-window layers at most the window,
          recurrent layers a constant state)
        + runtime buffers (0.5 GB + 2% of the weights)
+fits   = memory within FIT_SHARE (90%) of the device's memory: the rest is headroom for everything else
 speed  = device bandwidth x efficiency / bytes read per generated token (the active weights plus the cache),
          with a penalty for Mixture-of-Experts models, whose expert reads are scattered.
 
@@ -39,6 +40,12 @@ RECURRENT_STATE_MB = 4.0
 # Routing to experts reads scattered blocks and adds work per token: decode runs at this share of the
 # bandwidth-bound figure. A rough allowance, not a measurement.
 MOE_SPEED_FACTOR = 0.8
+# "Fits" leaves this share of the device's memory free: the system, the display and the apps around the
+# model hold some of it (13.7 of 16 GB had said "Fits"). The page states the share from here.
+FIT_SHARE = 0.9
+# What the calculator and `sllmb index can-i-run` say of the speed of a model that does not fit: no figure
+# (a bandwidth-bound speed is meaningless for a model that cannot be loaded). The page's script reads it.
+NO_FIT_SPEED = "none: it does not fit"
 
 
 @dataclass(frozen=True)
@@ -107,6 +114,11 @@ class Estimate:
     fits: bool
     tokens_per_s: float
 
+    @property
+    def speed_text(self) -> str:
+        """The decode speed as the CLI and the page write it; NO_FIT_SPEED when the model does not fit."""
+        return f"about {self.tokens_per_s:.0f} tokens/s" if self.fits else NO_FIT_SPEED
+
 
 def kv_cache_gb(layout: Layout, context: int) -> float:
     per_token_per_layer = layout.kv_heads * layout.head_dim * 2 * KV_BYTES  # keys and values
@@ -128,7 +140,7 @@ def estimate(layout: Layout, quant: str, context: int, device: Device) -> Estima
     speed = device.bandwidth_gbs * device.efficiency / read_per_token
     if layout.is_moe:
         speed *= MOE_SPEED_FACTOR
-    return Estimate(weights, cache, runtime, total, total <= device.memory_gb, speed)
+    return Estimate(weights, cache, runtime, total, total <= FIT_SHARE * device.memory_gb, speed)
 
 
 def device_named(name: str) -> Device:
@@ -147,6 +159,8 @@ def calculator_tables() -> dict:
         "runtime_share": RUNTIME_SHARE,
         "recurrent_state_mb": RECURRENT_STATE_MB,
         "moe_speed_factor": MOE_SPEED_FACTOR,
+        "fit_share": FIT_SHARE,
+        "no_fit_speed": NO_FIT_SPEED,
         "devices": [asdict(d) for d in DEVICES],
     }
 

@@ -62,7 +62,7 @@ from engine.publish.reference import (
     setting_flags,
 )
 from engine.publish.run_facts import gpu_text, machine_text, server_text
-from engine.run.runcost import decode_median
+from engine.run.runcost import decode_median, run_minutes
 
 BOARD_SCHEMA_VERSION = 1
 
@@ -574,6 +574,12 @@ def _build_board(
     )
 
 
+def _one_place(value: float | None) -> float | None:
+    """Rounded once, to the one place every page shows, so leaderboard.json and the pages cannot differ by a
+    second rounding (two places then one turned x.x49 into x.x5 and up); None stays None."""
+    return None if value is None else round(value, 1)
+
+
 def _score(item: LoadedRun, k: int, weights: str) -> _Scored:
     """One run scored at the board's k, with its judged verdicts where it has them; the headline's card is the
     judged one, or the raw one for a run without a judged file (a fallback row)."""
@@ -618,7 +624,7 @@ def _row(
         tasks_scored=card.tasks_scored,
         tasks_excluded=card.tasks_excluded,
         trials_excluded=card.trials_excluded,
-        run_time_min=round(run.provenance.duration_s / 60.0, 2) if run.provenance.duration_s else None,
+        run_time_min=_one_place(run_minutes(run.provenance.duration_s)),
         decode_tps=decode,
         prefill_tps=prefill,
         first_try_code_rate=score.card.first_try_code_rate,

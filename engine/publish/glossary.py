@@ -1,5 +1,5 @@
 """One definition per term the board and the index show in short: the card's and the Detailed tab's "Det",
-the index's size classes, and "AA". The labels' titles (``title_attr``) and the glossary on "Reading the
+the index's size classes, "AA", and the run time every surface quotes. The labels' titles (``title_attr``) and the glossary on "Reading the
 leaderboard" (``glossary_markdown``) both read them from here, so a hover and the page never disagree."""
 
 from __future__ import annotations
@@ -17,6 +17,11 @@ DET = (
     "mean graded score over its trials, so it gives partial credit (how near the misses were); before the judge"
 )
 JUDGED_DET = "Judged det: the Det score after the optional judge's allowed changes; empty for an unjudged row"
+RUN_TIME = (
+    "Run time: the wall time of a run's trials, in minutes, summed over every invocation that wrote its result "
+    "file (a resumed run counts each attempt, not the pause between); a property of the machine and the "
+    "concurrency as much as the model"
+)
 AA = f"AA: {EVALUATOR}, an independent evaluator that runs the public benchmarks itself"
 _AA_WORD = re.compile(r"\bAA\b")
 
@@ -55,7 +60,7 @@ def aa_title(text: str) -> str:
 def glossary_markdown() -> str:
     """The glossary section of "Reading the leaderboard": every term above, and how the index's size classes
     relate to the board's By params buckets (they are cut for different questions)."""
-    rows = [DET, JUDGED_DET, *size_class_definitions().values(), AA]
+    rows = [DET, JUDGED_DET, RUN_TIME, *size_class_definitions().values(), AA]
     lines = ["| term | meaning |", "| --- | --- |"]
     for text in rows:
         term, meaning = text.split(": ", 1)

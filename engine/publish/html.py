@@ -27,7 +27,7 @@ from urllib.parse import urlencode
 from engine.publish.board import Board, PairRow, Row
 from engine.publish.escape import esc
 from engine.publish.evidence import task_slug
-from engine.publish.glossary import DET, JUDGED_DET, abbr, title_attr
+from engine.publish.glossary import DET, JUDGED_DET, RUN_TIME, abbr, title_attr
 from engine.publish.reference import flag_text
 
 STATIC_DIR = Path(__file__).resolve().parent / "site" / "static"
@@ -52,6 +52,20 @@ def safe_url(url: str | None) -> str | None:
 def plural(n: int, word: str, words: str | None = None) -> str:
     """"1 model", "2 models": a count with its noun (``words`` for a plural that is not word + s)."""
     return f"{n} {word}" if n == 1 else f"{n} {words or word + 's'}"
+
+
+# What fills an empty pair table: said wherever the board has fewer than two models.
+NO_PAIRS = "no pairs to test yet: a second model's result file makes the first"
+
+
+def separable_text(board: Board) -> str:
+    """"3 of 10 pairs separable", or, below two models, that there is nothing to test yet and what fills it:
+    the board's chip, `sllmb leaderboard` and the PR check all say it this way ("0 of 0 pairs separable" read
+    as a verdict)."""
+    s = board.separability
+    if s.pair_count == 0:
+        return NO_PAIRS
+    return f"{s.separable_count} of {plural(s.pair_count, 'pair')} separable"
 
 
 def fmt(value: float | None, digits: int = 1) -> str:
@@ -114,11 +128,10 @@ class Links:
 
 
 def chip(board: Board, links: Links) -> str:
-    s = board.separability
     return (
         f'<a class="lb-chip" href="{esc(links.separability())}" title="pairs the bank can tell apart: sign '
-        f'test over shared tasks, Holm-corrected across all pairs">{s.separable_count} of '
-        f"{plural(s.pair_count, 'pair')} separable</a>"
+        f'test over shared tasks, Holm-corrected across all pairs">{esc(separable_text(board))}</a>'
+
     )
 
 
@@ -243,7 +256,8 @@ def detail_panel(board: Board, links: Links) -> str:
         '<th data-sort="num">#</th><th data-sort="text">Model</th><th data-sort="num">Params</th>'
         f'{mod_heads}<th data-sort="num"{title_attr(DET)}>Det score</th><th data-sort="num">Pass</th>'
         f'<th data-sort="num"{title_attr(JUDGED_DET)}>Judged det</th><th data-sort="num">Judged pass</th>'
-        '<th data-sort="num">Tasks</th><th data-sort="num">Run time (min)</th>'
+        '<th data-sort="num">Tasks</th>'
+        f'<th data-sort="num"{title_attr(RUN_TIME)}>Run time (min)</th>'
         '<th data-sort="num">tok/s</th><th data-sort="num">First-try code</th>'
         '<th data-sort="num" title="share of verdicts resting on a check that could not decide">Unsure</th>'
     )
@@ -546,6 +560,13 @@ def separability_html(board: Board, links: Links) -> str:
     s = board.separability
     if not board.rows:
         return '<p class="lb-empty">No result files yet, so no pairs to test.</p>'
+    if s.pair_count == 0:
+        # One model: no table at all (an empty one beside a "none" row said nothing), and what fills it.
+        only = board.rows[0]
+        return (
+            f'<p class="lb-empty">Only <a href="{esc(links.model(only.slug))}">{esc(only.model)}</a> is on the '
+            f"board, so there are {esc(NO_PAIRS)}; the tables of adjacent and separable pairs appear then.</p>"
+        )
     head = (
         "<thead><tr><th>Model</th><th>Against</th><th>Scores</th><th>Task wins</th><th>p</th><th>Holm p</th>"
         "<th>Verdict</th><th>Tasks needed</th></tr></thead>"
@@ -573,7 +594,8 @@ def separability_html(board: Board, links: Links) -> str:
         f'separate the pair at this gap (McNemar, 80% power).</p>{SCROLL}<table class="lb-t">{head}<tbody>'
         f"{adjacent}</tbody></table></div>"
         f'<h2>Separable pairs</h2>{more}{SCROLL}<table class="lb-t">{head}<tbody>'
-        f"{separable_rows or '<tr><td colspan=8>none</td></tr>'}</tbody></table>"
+        f"{separable_rows or '<tr><td colspan=8>none yet: no pair differs by more than chance</td></tr>'}"
+        "</tbody></table>"
         "</div>"
     )
 

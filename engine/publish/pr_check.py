@@ -31,7 +31,7 @@ from engine.core.schema import RunFile, module_context
 from engine.episodes import MODULE_NAMES, SPECS
 from engine.index.data import load_entry
 from engine.publish.board import Board, board_from_dir
-from engine.publish.html import fmt, plural
+from engine.publish.html import fmt, plural, separable_text
 from engine.publish.mdsafe import md_code, md_text
 from engine.publish.pr_files import Change, base_blob, changed_paths
 from engine.publish.reference import flag_text
@@ -365,8 +365,7 @@ def run_check(base: str, root: Path, results_dir: Path, tasks_dir: Path,
         result.landing += [f"### Where it lands (pass^{board.k}, {plural(len(board.rows), 'model')})", ""]
         for model in dict.fromkeys(changed_models + [n for n in rows if n not in changed_models]):
             result.landing.append(placement(board, model))
-        s = board.separability
-        result.landing += ["", f"{s.separable_count} of {plural(s.pair_count, 'pair')} on the board separable."]
+        result.landing += ["", f"On the board: {separable_text(board)}."]
     elif not result.ok:
         result.landing = ["### Where it lands", "", "Shown once the problems above are fixed."]
     return result

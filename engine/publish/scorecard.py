@@ -8,7 +8,7 @@ from rich.table import Table
 from engine.analysis.scoring import Scorecard
 from engine.core.schema import RunFile
 from engine.publish.percent import percent_text
-from engine.run.runcost import decode_median, describe
+from engine.run.runcost import decode_median, describe, run_minutes
 
 
 def render(run: RunFile, card: Scorecard, console: Console | None = None) -> None:
@@ -21,11 +21,11 @@ def render(run: RunFile, card: Scorecard, console: Console | None = None) -> Non
                       str(mod.tasks_scored), str(mod.trials_excluded))
     console.print(table)
     rate = decode_median(run.trials)
-    minutes = run.provenance.duration_s / 60
+    minutes = run_minutes(run.provenance.duration_s)
     console.print(
         f"[bold]headline pass^{card.k}: {percent_text(card.headline)}[/bold]  det score: {percent_text(card.det_score)}  "
         f"tasks scored: {card.tasks_scored} (excluded {card.tasks_excluded})  "
-        f"run time: {minutes:.1f} min  decode: {'—' if rate is None else f'{rate:.1f} tok/s'}"
+        f"run time: {'—' if minutes is None else f'{minutes:.1f} min'}  decode: {'—' if rate is None else f'{rate:.1f} tok/s'}"
     )
     if run.provenance.cost is not None:
         console.print(describe(run.provenance.cost))

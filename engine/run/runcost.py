@@ -28,6 +28,15 @@ def _usages(trials: list[TrialRecord]) -> list[Usage]:
     return [t.usage for tr in trials for t in tr.turns if t.role == "assistant" and t.usage]
 
 
+def run_minutes(duration_s: float) -> float | None:
+    """A run's run time in minutes, unrounded: the wall time of its trials (from the first trial sent to the
+    last one's end), summed over every invocation that wrote the result file, so a resumed run counts each
+    attempt once and the time between attempts not at all. The one figure the scorecard, the board, its card
+    and the reference README quote (``engine.publish.glossary.RUN_TIME`` says it in words); None when the file
+    records no time."""
+    return duration_s / 60.0 if duration_s > 0 else None
+
+
 def decode_median(trials: Sequence[TrialRecord]) -> float | None:
     """The median decode rate (tokens/s) over the replies whose server reported one, unrounded: the one
     computation the run cost, the scorecard and the board share (each rounds as it shows it)."""

@@ -161,3 +161,13 @@ def test_can_i_run(capsys):
         == 0
     )
     assert "20.32 GB" in capsys.readouterr().out
+
+
+def test_can_i_run_says_no_speed_when_it_does_not_fit(capsys):
+    """The page shows no speed for a model that does not fit; the CLI said "does not fit; about 84 tokens/s"."""
+    from engine.index.hardware import NO_FIT_SPEED
+
+    argv = ["index", "can-i-run", "gemma-3-27b-it", "--quant", "F16", "--device", "NVIDIA RTX 3060, 12 GB"]
+    assert _run(argv) == 0
+    out = capsys.readouterr().out
+    assert "does not fit" in out and NO_FIT_SPEED in out and "tokens/s" not in out

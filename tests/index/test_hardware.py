@@ -55,3 +55,21 @@ def test_moe_model_by_hand():
     assert r.kv_cache_gb == pytest.approx(0.103809024)
     assert r.total_gb == pytest.approx(12.73125 + 0.103809024 + 0.7546250)
     assert r.tokens_per_s == pytest.approx(500 / 2.286309024 * 0.8)
+
+
+def test_fits_keeps_the_headroom_the_page_states():
+    """13.7 of 16 GB said "Fits": a model fits when its total is within FIT_SHARE of the memory, and the page
+    says how much that is."""
+    from engine.index.hardware import FIT_SHARE, NO_FIT_SPEED
+    from engine.publish.site.index_calculator import render_calculator_html
+
+    assert 0.8 <= FIT_SHARE < 1
+    device = Device("16 GB", 16, 100, 0.5)
+    layout = Layout(8, 8, 32, 0, 0, 0, 8, 128)
+    # 8B at Q8_0: 8.5 + 0.671 + 0.67 ≈ 9.84 GB fits; at F16, 16 + 0.67 + 0.82 ≈ 17.5 does not.
+    assert estimate(layout, "Q8_0", 4096, device).fits
+    nearly = estimate(Layout(13.5, 13.5, 32, 0, 0, 0, 8, 128), "Q8_0", 4096, device)
+    assert 14.4 < nearly.total_gb < 16 and not nearly.fits
+    assert nearly.speed_text == NO_FIT_SPEED and "tokens/s" not in nearly.speed_text
+    page = render_calculator_html([])
+    assert f"within {FIT_SHARE:.0%} of the device" in page.replace("&#x27;", "'")

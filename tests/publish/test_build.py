@@ -136,3 +136,21 @@ def test_the_404_page_leads_somewhere(committed_site: Path) -> None:
     for target in ("leaderboard/", "methodology/"):
         assert re.search(rf'<a href="[^"]*/{target}">', page), target
     assert re.search(r'<a href="[^"]*/\.?">Home</a>', page)  # "/." as Material's own logo link
+
+
+def test_the_reference_readme_quotes_the_boards_run_time(committed_site: Path) -> None:
+    """One run time (engine.run.runcost.run_minutes): the README's table, the board's Detailed tab and
+    leaderboard.json give the same minutes for every committed file (the README said 23.6, the card 27.6)."""
+    from engine.publish.glossary import RUN_TIME
+
+    board = json.loads((committed_site / "leaderboard.json").read_text(encoding="utf-8"))
+    readme = (ROOT / "results" / "reference" / "README.md").read_text(encoding="utf-8")
+    page = (committed_site / "leaderboard" / "index.html").read_text(encoding="utf-8")
+    assert "Run time (min)" in page and "summed over every invocation" in RUN_TIME
+    for row in board["rows"]:
+        line = next(x for x in readme.splitlines() if f"`{row['source_file']}`" in x and x.startswith("|"))
+        quoted = re.search(r"\| ([\d.]+) min\b[^|]*\|\s*$", line)
+        assert quoted, line
+        shown = f"{row['run_time_min']:.1f}"
+        assert quoted.group(1) == shown, (line, shown)
+        assert f'data-v="{row["run_time_min"]!r}">{shown}</td>' in page

@@ -50,3 +50,20 @@ def test_the_add_model_command_runs_at_the_reference_setting() -> None:
 def test_an_empty_board_shows_both_blocks() -> None:
     html = front_board_html(build_board([]), Links(root=""))
     assert esc(ADD_MODEL_ROW) in html and esc(ADD_MODEL_COMMAND) in html
+
+
+def test_the_front_pages_model_count_is_the_models_with_an_index() -> None:
+    """"One number for N models" counts the rows that have one (it said 121 when 104 had an index)."""
+    import re
+
+    from engine.index.data import DEFAULT_DATA_DIR, load_entries
+    from engine.index.published import published_index
+    from engine.publish.site.index_table import render_front_html, table_rows
+
+    rows = table_rows(published_index(load_entries(ROOT / DEFAULT_DATA_DIR))[0])
+    html = render_front_html(rows, {}, "")
+    with_index = sum(r.view.index is not None for r in rows)
+    shown = re.search(r'<strong class="sli-front-count">(\d+)</strong> open-weight models( \((\d+) more)?', html)
+    assert shown and int(shown.group(1)) == with_index
+    assert with_index < len(rows) and int(shown.group(3)) == len(rows) - with_index
+    assert html.count("<tr><td>") == 5

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -108,3 +109,24 @@ def test_cli_reference_has_every_command() -> None:
     for name in names:
         assert f"## sllmb {name}\n" in text
     assert "--results-dir" in text and "leaderboard.json" in text
+
+
+def test_one_model_says_what_fills_the_pair_tables(capsys, tmp_path: Path) -> None:
+    """The committed board has one row: no "0 of 0 pairs separable", no empty table beside a "none" row; the
+    chip, the separability page and `sllmb leaderboard` say a second model makes the first pair."""
+    from engine.core.results import FLEET_DIR
+    from engine.publish.html import NO_PAIRS
+
+    root = Path(__file__).resolve().parents[2]
+    one = board_from_dir(root / FLEET_DIR, root / "models.yaml")
+    assert len(one.rows) == 1 and one.separability.pair_count == 0
+    links = Links(root="../")
+    page = html.unescape(separability_html(one, links))
+    assert NO_PAIRS in page and "<table" not in page and "0 of 0" not in page
+    assert one.rows[0].model in page
+    board_text = html.unescape(leaderboard_html(one, links))
+    assert NO_PAIRS in board_text and "0 of 0" not in board_text and "1 models" not in board_text
+    out = tmp_path / "lb.html"
+    assert main(["leaderboard", "--results-dir", str(root / FLEET_DIR), "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert NO_PAIRS in printed and "1 model," in printed and "0 of 0" not in printed

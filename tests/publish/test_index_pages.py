@@ -15,6 +15,7 @@ import yaml
 from engine.analysis.judge import judged_path_for
 from engine.core.results import load_run_file, write_run_file
 from engine.index.data import entry_to_yaml
+from engine.index.hardware import NO_FIT_SPEED
 from engine.publish.board import board_from_dir
 from engine.publish.site.hooks import index_model_page, model_page
 from engine.publish.site.index_macros import IndexSite
@@ -249,8 +250,14 @@ def test_calculator_works_after_instant_navigation(index_url: str, page_factory,
         page.select_option("#cir-model", label=label)
         page.dispatch_event("#cir-model", "input")
         totals.append(page.inner_text("#cir-total"))
-        assert page.inner_text("#cir-fits") in ("Fits", "Does not fit")
-        assert re.fullmatch(r"\d+\.\d\d GB of \d+(\.\d+)? GB", totals[-1]), totals[-1]
+        verdict = page.inner_text("#cir-fits")
+        assert verdict in ("Fits", "Does not fit")
+        # The total against the device's memory and the share "Fits" may use (FIT_SHARE: the headroom).
+        found = re.fullmatch(r"(\d+\.\d\d) GB of \d+(\.\d+)? GB \((\d+\.\d) GB usable\)", totals[-1])
+        assert found, totals[-1]
+        assert (verdict == "Fits") == (float(found.group(1)) <= float(found.group(3)) + 0.05), totals[-1]
+        speed = page.inner_text("#cir-speed")
+        assert speed == NO_FIT_SPEED if verdict == "Does not fit" else re.fullmatch(r"about \d+ tokens/s", speed)
     assert totals[0] != totals[1]
     page.screenshot(path=str(artifacts / "can-i-run.png"), full_page=True)
     # Away and back again, in-site: filled once, not twice.

@@ -33,9 +33,11 @@ from engine.publish.escape import esc  # noqa: E402
 from engine.publish.evidence import evidence_json, model_runs, task_evidence  # noqa: E402
 from engine.publish.html import STATIC_DIR, Links, card_html  # noqa: E402
 from engine.publish.site.context import site_board, site_runs  # noqa: E402
+from engine.publish.site.downloads import BOARD_CSV, INDEX_CSV, board_csv, index_csv  # noqa: E402
 from engine.publish.site.index_macros import IndexSite  # noqa: E402
 from engine.publish.site.index_model_page import correction_url  # noqa: E402
 from engine.publish.site.index_page_plan import ModelPages, plan_model_pages  # noqa: E402
+from engine.publish.site.index_table import table_rows  # noqa: E402
 from engine.publish.task_page import DATA_FILE, task_page_html, tasks_index_html  # noqa: E402
 
 # Methodology pages in reading order; a page not listed here follows, in name order.
@@ -225,4 +227,7 @@ def on_files(files: Files, config: Any) -> Files:
     for name in ("board.js", "board.css", "site.css", "evidence.js", "evidence.css"):
         files.append(File.generated(config, f"assets/{name}", abs_src_path=str(STATIC_DIR / name)))
     files.append(File.generated(config, "leaderboard.json", content=board_json(board)))
+    # The data behind the board and the Index table, as files the pages link to.
+    files.append(File.generated(config, BOARD_CSV, content=board_csv(board)))
+    files.append(File.generated(config, INDEX_CSV, content=index_csv(table_rows(index.result()))))
     return files

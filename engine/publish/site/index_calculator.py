@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from engine.index.hardware import DEVICES, Layout, calculator_models, calculator_tables, estimate
+from engine.index.hardware import DEVICES, FIT_SHARE, Layout, calculator_models, calculator_tables, estimate
 from engine.index.schema import ModelEntry
 from engine.publish.escape import esc
 
@@ -70,4 +70,7 @@ def render_calculator_html(entries: list[ModelEntry], index: dict[str, float] | 
         '<tr><th>Verdict</th><td id="cir-fits"></td></tr>'
         '<tr><th>Decode speed</th><td id="cir-speed"></td></tr>'
         "</tbody></table>"
+        f'<p class="cir-headroom"><small>"Fits" means the total is within {FIT_SHARE:.0%} of the device\'s '
+        f"memory: the other {1 - FIT_SHARE:.0%} is left for the system and the programs beside the model. A "
+        "model that does not fit gets no speed figure.</small></p>"
     )

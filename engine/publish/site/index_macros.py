@@ -116,8 +116,8 @@ def define_index_macros(env: Any, data_dir: Path = DEFAULT_DATA_DIR) -> None:
     def index_front(limit: int = 5) -> str:
         page = getattr(env, "page", None)
         root = "../" * (getattr(page, "url", "") or "").count("/")
-        rows = [r for r in table_rows(site.result()) if r.rank is not None][:limit]
-        return render_front_html(rows, page_folders(), root, len(site.result().rows))
+        rows = table_rows(site.result())
+        return render_front_html(rows, page_folders(), root, limit)
 
     @env.macro
     def index_chart(axis: str) -> str:

@@ -237,13 +237,19 @@ def checked_line(data: ModelPage) -> str:
     dates = sorted(s.checked for s in shown if s.checked)
     if not shown:
         return "No figure is reported for this model."
-    if dates:
+    if dates and len(shown) == 1:
+        head = f"The one figure shown was checked against its primary document on {dates[-1]}."
+    elif dates:
         head = (
             f"Checked against their primary document: {len(dates)} of the {len(shown)} figures shown "
             f"(latest check {dates[-1]})."
         )
     else:
-        head = f"None of the {len(shown)} figures shown has been checked against its primary document yet."
+        head = (
+            "The one figure shown has not been checked against its primary document yet."
+            if len(shown) == 1
+            else f"None of the {len(shown)} figures shown has been checked against its primary document yet."
+        )
     counts: dict[str, int] = {}
     for s in shown:
         if s.unchecked:

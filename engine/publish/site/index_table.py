@@ -188,19 +188,27 @@ def table_legend() -> str:
     return f'<ul class="sli-legend" aria-label="Marks in the table">{body}</ul>'
 
 
-def render_front_html(rows: list[TableRow], pages: dict[str, str], root: str, count: int) -> str:
-    """The index's part of the front page: its best models with their likely ranges."""
+def render_front_html(rows: list[TableRow], pages: dict[str, str], root: str, limit: int = 5) -> str:
+    """The index's part of the front page: its best models with their likely ranges, and how many models have
+    an index, counted from the rows shown below it (the page said "one number for 121 models" when 104 had
+    one: it counted every model the index lists)."""
+    ranked = [r for r in rows if r.rank is not None]
     body = "".join(
         f"<tr><td>{r.rank}</td>"
         f'<td><a href="{esc(root)}models/{esc(pages.get(r.id, r.id))}/">{esc(r.name)}</a></td>'
         f"<td>{esc(format(r.total_params_b, 'g'))}B</td>"
         f"<td><strong>{esc(r.view.index_text)}</strong> <small>({esc(r.view.range_text)})</small></td></tr>"
-        for r in rows
-        if r.rank is not None
+        for r in ranked[:limit]
+    )
+    without = len(rows) - len(ranked)
+    rest = (
+        ""
+        if not without
+        else f" ({without} more are listed without one: they report fewer than two of its core benchmarks)"
     )
     return (
         f"<p>The Small LM Index joins what labs and evaluators report on public benchmarks into one number for "
-        f"<strong>{count}</strong> open-weight models. The top of it:</p>"
+        f'<strong class="sli-front-count">{len(ranked)}</strong> open-weight models{rest}. The top of it:</p>'
         "<table><thead><tr><th>#</th><th>Model</th><th>Params</th><th>Index (likely range)</th></tr></thead>"
         f"<tbody>{body}</tbody></table>"
     )

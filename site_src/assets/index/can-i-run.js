@@ -24,7 +24,7 @@
     if (m.active_params_b < m.total_params_b) { speed *= t.moe_speed_factor; }
     return {
       weights_gb: weights, kv_cache_gb: cache, runtime_gb: runtime, total_gb: total,
-      fits: total <= device.memory_gb, tokens_per_s: speed
+      fits: total <= t.fit_share * device.memory_gb, tokens_per_s: speed
     };
   }
 
@@ -85,9 +85,11 @@
       setText("cir-weights", r.weights_gb.toFixed(2) + " GB");
       setText("cir-cache", r.kv_cache_gb.toFixed(2) + " GB");
       setText("cir-runtime", r.runtime_gb.toFixed(2) + " GB");
-      setText("cir-total", r.total_gb.toFixed(2) + " GB of " + d.memory_gb + " GB");
+      setText("cir-total", r.total_gb.toFixed(2) + " GB of " + d.memory_gb + " GB (" +
+        (t.fit_share * d.memory_gb).toFixed(1) + " GB usable)");
       setText("cir-fits", r.fits ? "Fits" : "Does not fit");
-      setText("cir-speed", r.fits ? "about " + r.tokens_per_s.toFixed(0) + " tokens/s" : "—");
+      // The same words as `sllmb index can-i-run` (engine/index/hardware.py: Estimate.speed_text).
+      setText("cir-speed", r.fits ? "about " + r.tokens_per_s.toFixed(0) + " tokens/s" : t.no_fit_speed);
       var verdict = document.getElementById("cir-fits");
       if (verdict) { verdict.className = r.fits ? "cir-yes" : "cir-no"; }
     }

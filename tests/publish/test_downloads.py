@@ -1,0 +1,56 @@
+"""The board and the Index table as CSV: written at build beside the pages, linked from them, and saying what
+the pages say (the same figures, formatted by the same functions)."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import re
+from pathlib import Path
+
+from engine.core.results import FLEET_DIR
+from engine.publish.board import board_from_dir
+from engine.publish.site.downloads import BOARD_CSV, INDEX_CSV, board_csv
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _rows(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_a_formula_in_a_name_stays_text(site_fleet: Path) -> None:
+    board = board_from_dir(site_fleet / "results", site_fleet / "models.yaml")
+    rows = _rows(board_csv(board))
+    assert len(rows) == len(board.rows)
+    assert all(not r["model"].startswith(("=", "+", "@")) for r in rows)
+    assert not any(v.startswith("=") for r in rows for v in r.values())
+
+
+def test_the_downloads_are_linked_and_match_the_pages(committed_site: Path) -> None:
+    board_page = (committed_site / "leaderboard" / "index.html").read_text(encoding="utf-8")
+    index_page = (committed_site / "index" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../leaderboard.csv"' in board_page and 'href="../leaderboard.json"' in board_page
+    assert 'href="small-lm-index.csv"' in index_page
+    board = json.loads((committed_site / "leaderboard.json").read_text(encoding="utf-8"))
+    rows = _rows((committed_site / BOARD_CSV).read_text(encoding="utf-8"))
+    assert [r["model"] for r in rows] == [r["model"] for r in board["rows"]]
+    for row in rows:
+        # The Detailed tab's cells for this model hold the CSV's figures.
+        assert f'>{row["det"]}</td>' in board_page and f'>{row["run_time_min"]}</td>' in board_page
+    index_rows = _rows((committed_site / INDEX_CSV).read_text(encoding="utf-8"))
+    text = html.unescape(index_page)
+    assert len(index_rows) > 100
+    for r in index_rows[:20]:
+        if r["index"]:
+            cell = re.search(rf'{re.escape(r["model"])}</a>.*?<td[^>]*><strong>([\d.]+)</strong>', text, re.S)
+            assert cell and cell.group(1) == r["index"], r["model"]
+            assert f'likely {r["likely_low"]}–{r["likely_high"]}' in text
+
+
+def test_the_committed_board_csv_is_the_committed_board() -> None:
+    board = board_from_dir(ROOT / FLEET_DIR, ROOT / "models.yaml")
+    rows = _rows(board_csv(board))
+    assert rows[0]["model"] == board.rows[0].model and rows[0]["run_time_min"] == f"{board.rows[0].run_time_min:.1f}"
