@@ -1,6 +1,7 @@
 """One definition per term the board and the index show in short: the card's and the Detailed tab's "Det",
-the index's size classes, "AA", and the run time every surface quotes. The labels' titles (``title_attr``) and the glossary on "Reading the
-leaderboard" (``glossary_markdown``) both read them from here, so a hover and the page never disagree."""
+the index's size classes, "AA", and the run time every surface quotes. The labels' titles (``title_attr``)
+and the glossary on "Reading the leaderboard" (``glossary_markdown``) both read them from here, so a hover
+and the page never disagree."""
 
 from __future__ import annotations
 

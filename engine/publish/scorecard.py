@@ -22,10 +22,13 @@ def render(run: RunFile, card: Scorecard, console: Console | None = None) -> Non
     console.print(table)
     rate = decode_median(run.trials)
     minutes = run_minutes(run.provenance.duration_s)
+    run_time = "—" if minutes is None else f"{minutes:.1f} min"
+    decode = "—" if rate is None else f"{rate:.1f} tok/s"
     console.print(
-        f"[bold]headline pass^{card.k}: {percent_text(card.headline)}[/bold]  det score: {percent_text(card.det_score)}  "
+        f"[bold]headline pass^{card.k}: {percent_text(card.headline)}[/bold]  "
+        f"det score: {percent_text(card.det_score)}  "
         f"tasks scored: {card.tasks_scored} (excluded {card.tasks_excluded})  "
-        f"run time: {'—' if minutes is None else f'{minutes:.1f} min'}  decode: {'—' if rate is None else f'{rate:.1f} tok/s'}"
+        f"run time: {run_time}  decode: {decode}"
     )
     if run.provenance.cost is not None:
         console.print(describe(run.provenance.cost))
