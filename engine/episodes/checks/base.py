@@ -82,6 +82,20 @@ class Subject:
         self._parse()
         return self.strict, self.fenced
 
+    def at(self, path: str) -> tuple[list[tuple[str, Any]], str | None]:
+        """Every (concrete path, value) ``path`` reaches in the reply's JSON, or, when there is none, why:
+        the one reading of the JSON at a path, for the JSON checks and the text checks given a path."""
+        doc, error = self.json()
+        if error is not None:
+            return [], f"no JSON to check ({error})"
+        try:
+            found = resolve(doc, path)
+        except PathError as exc:
+            return [], str(exc)
+        if not found:
+            return [], f"nothing at {path}"
+        return found, None
+
 
 class Outcome(tuple):  # type: ignore[type-arg]
     """What a check found: ``(held, note)``, a plain pair (``ok, note = outcome`` reads it), and ``unsure``:
@@ -139,15 +153,9 @@ class JsonCheck(CheckBase):
     path: str = ""
 
     def run(self, subject: Subject) -> Outcome:
-        doc, error = subject.json()
-        if error is not None:
-            return False, f"no JSON to check ({error})"
-        try:
-            found = resolve(doc, self.path)
-        except PathError as exc:
-            return False, str(exc)
-        if not found:
-            return False, f"nothing at {self.path}"
+        found, missing = subject.at(self.path)
+        if missing is not None:
+            return False, missing
         return self.check_values(found)
 
     def check_values(self, found: list[tuple[str, Any]]) -> Outcome:  # pragma: no cover
@@ -190,15 +198,9 @@ class TextCheck(CheckBase):
                 aside = " and ".join(quote(p, 40) for p in (post.preamble, post.afterword) if p)
                 return Outcome(True, outcome[1], f"holds on the post once {aside} is set aside")
             return outcome
-        doc, error = subject.json()
-        if error is not None:
-            return Outcome(False, f"no JSON to check ({error})")
-        try:
-            found = resolve(doc, self.path)
-        except PathError as exc:
-            return Outcome(False, str(exc))
-        if not found:
-            return Outcome(False, f"nothing at {self.path}")
+        found, missing = subject.at(self.path)
+        if missing is not None:
+            return Outcome(False, missing)
         for where, value in found:
             if not isinstance(value, str):
                 return Outcome(False, f"{where or '(root)'} is a {_json_type(value)}, not a string")
