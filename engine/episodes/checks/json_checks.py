@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from engine.episodes.checks.base import OK, Bounded, CheckBase, JsonCheck, Outcome, Subject, _in_bounds, quote
-from engine.episodes.checks.values import _json_type, _matches_item, has_type, same, same_unordered
+from engine.episodes.checks.values import JsonType, _json_type, _matches_item, has_type, same, same_unordered
 
 
 class JsonOnly(CheckBase):
@@ -90,7 +90,7 @@ class TypeIs(JsonCheck):
     """Every value at ``path`` has JSON type ``type`` (``"12"`` is a string, not a number)."""
 
     check: Literal["type_is"]
-    type: Literal["null", "boolean", "integer", "number", "string", "array", "object"]
+    type: JsonType
 
     def check_values(self, found: list[tuple[str, Any]]) -> Outcome:
         for where, value in found:

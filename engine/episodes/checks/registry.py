@@ -4,7 +4,7 @@ a task's checks on one reply."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Union
+from typing import Annotated, Union, get_args
 
 from pydantic import Field
 
@@ -35,11 +35,9 @@ CheckSpec = Annotated[
     Field(discriminator="check"),
 ]
 
-CHECK_NAMES = (
-    "json_only", "json_schema", "value_equals", "array_has", "value_in", "type_is", "date_format", "count",
-    "sorted_by", "word_count", "sentence_count", "list_items", "banned_words", "word_hits", "contains",
-    "quantity", "not_contains", "regex", "no_numerals", "starts_with", "ends_with", "letter_case",
-    "labelled_number", "source_overlap", "figures_from", "figure_of", "change", "items_match", "sequence",
+# Every name a task file may give ``check``, read from the union rather than spelt a second time.
+CHECK_NAMES: tuple[str, ...] = tuple(
+    get_args(kind.model_fields["check"].annotation)[0] for kind in get_args(get_args(CheckSpec)[0])
 )
 
 

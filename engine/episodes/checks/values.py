@@ -6,7 +6,7 @@ of an object (``lines.*.qty``); an empty path is the whole document.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 
 def same(a: Any, b: Any, *, tolerance: float = 0.0, casefold: bool = False) -> bool:
@@ -108,4 +108,6 @@ def has_type(value: Any, wanted: str) -> bool:
     return actual == wanted or (wanted == "number" and actual == "integer")
 
 
-JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
+# The JSON type names, spelt once: the type_is field takes one, the schema check accepts them.
+JsonType = Literal["null", "boolean", "integer", "number", "string", "array", "object"]
+JSON_TYPES: tuple[str, ...] = get_args(JsonType)
