@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from engine.core import modeljson
 from engine.episodes.checks.values import PathError, _json_type, resolve
 from engine.episodes.structure import plain_text, read_post
+from engine.readers.concepts import Match, tokens
 
 
 def quote(value: Any, limit: int = 80) -> str:
@@ -35,6 +37,31 @@ def word_pattern(word: str, case_sensitive: bool) -> re.Pattern[str]:
     ``free`` is found inside ``gluten-free`` but not inside ``freedom`` or ``retry_free``."""
     flags = 0 if case_sensitive else re.IGNORECASE
     return re.compile(rf"(?<![\w]){re.escape(word)}(?![\w])", flags)
+
+
+def folder(case_sensitive: bool) -> Callable[[str], str]:
+    """How a check with a ``case_sensitive`` option reads both its strings and the reply's before comparing."""
+    return (lambda t: t) if case_sensitive else str.casefold
+
+
+def regex_error(pattern: str) -> str | None:
+    """Why a task's regular expression does not compile, or None: the one test of a pattern a check takes
+    (``regex``, an ``items_match`` item, a schema's ``pattern``), run when the task loads."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return f"not a valid regular expression: {exc}"
+    return None
+
+
+def concepts_ok(concepts: Sequence[Sequence[str]]) -> bool:
+    """Each concept a task gives the concept reader is a non-empty list of terms, each with a word."""
+    return all(concept and all(tokens(t) for t in concept) for concept in concepts)
+
+
+def missing_concept(concepts: Sequence[Sequence[str]], found: Match) -> str:
+    """The first concept a partial match lacks, as its first three terms ("roll back / revert")."""
+    return " / ".join(concepts[found.missing[0]][:3])
 
 
 class Subject:

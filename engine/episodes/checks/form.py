@@ -8,7 +8,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from engine.episodes.checks.base import OK, Bounded, Outcome, TextCheck, _in_bounds, quote
+from engine.episodes.checks.base import OK, Bounded, Outcome, TextCheck, _in_bounds, folder, quote, regex_error
 from engine.episodes.structure import last_line, sentences, words
 
 
@@ -55,10 +55,9 @@ class Regex(TextCheck):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str) -> str:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"not a valid regular expression: {exc}") from exc
+        why = regex_error(value)
+        if why is not None:
+            raise ValueError(why)
         return value
 
     def compiled(self) -> re.Pattern[str]:
@@ -87,10 +86,8 @@ class StartsWith(TextCheck):
 
     def check_text(self, text: str) -> Outcome:
         body = text.lstrip()
-        if self.case_sensitive:
-            ok = body.startswith(self.text)
-        else:
-            ok = body.casefold().startswith(self.text.casefold())
+        fold = folder(self.case_sensitive)
+        ok = fold(body).startswith(fold(self.text))
         return OK if ok else (False, f"starts with {quote(body[: len(self.text) + 10], 40)}")
 
 
@@ -105,7 +102,7 @@ class EndsWith(TextCheck):
     line: bool = False
 
     def check_text(self, text: str) -> Outcome:
-        fold = (lambda t: t) if self.case_sensitive else str.casefold
+        fold = folder(self.case_sensitive)
         if self.line:
             last = last_line(text)
             if fold(last) == fold(self.text.strip()):

@@ -8,9 +8,21 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from engine.episodes.checks.base import OK, Bounded, JsonCheck, Outcome, TextCheck, _in_bounds, quote, word_pattern
+from engine.episodes.checks.base import (
+    OK,
+    Bounded,
+    JsonCheck,
+    Outcome,
+    TextCheck,
+    _in_bounds,
+    concepts_ok,
+    missing_concept,
+    quote,
+    regex_error,
+    word_pattern,
+)
 from engine.episodes.structure import list_items, plain_text, words
-from engine.readers.concepts import Language, Match, match, tokens
+from engine.readers.concepts import Language, Match, match
 
 
 class ListItems(Bounded, TextCheck):
@@ -54,13 +66,12 @@ class ItemsMatch(JsonCheck):
     def _compile(cls, value: dict[str, str | list[list[str]]]) -> dict[str, str | list[list[str]]]:
         for name, item in value.items():
             if isinstance(item, list):
-                if not item or not all(concept and all(tokens(t) for t in concept) for concept in item):
+                if not item or not concepts_ok(item):
                     raise ValueError(f"items.{name}: each concept is a non-empty list of terms with a word each")
                 continue
-            try:
-                re.compile(item)
-            except re.error as exc:
-                raise ValueError(f"items.{name}: not a valid regular expression: {exc}") from exc
+            why = regex_error(item)
+            if why is not None:
+                raise ValueError(f"items.{name}: {why}")
         return value
 
     def _reads(self, item: str | list[list[str]], text: str) -> Match | bool:
@@ -77,15 +88,14 @@ class ItemsMatch(JsonCheck):
             held = {n: [r.full if isinstance(r, Match) else r for r in rs] for n, rs in reads.items()}
             missing = [n for n in self.items if not any(held[n])]
             if missing:
-                partial = [(n, texts[k]) for n in missing for k, r in enumerate(reads[n])
+                partial = [(n, texts[k], r) for n in missing for k, r in enumerate(reads[n])
                            if isinstance(r, Match) and r.partial]
                 unsure = None
                 if partial:
-                    name, text = partial[0]
+                    name, text, r = partial[0]
                     item = self.items[name]
                     assert isinstance(item, list)
-                    r = match(text, item, self.language)
-                    lacks = " / ".join(item[r.missing[0]][:3])
+                    lacks = missing_concept(item, r)
                     unsure = f"check: {quote(text, 60)} names part of {name} but not {quote(lacks, 40)}"
                 return Outcome(False, f"no element for {quote(missing)}", unsure)
             if self.exclusive:

@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from engine.episodes.banned import banned_hits
-from engine.episodes.checks.base import OK, Bounded, Outcome, TextCheck, _in_bounds, quote, word_pattern
+from engine.episodes.checks.base import OK, Bounded, Outcome, TextCheck, _in_bounds, folder, quote, word_pattern
 from engine.episodes.structure import without_code_spans
 
 
@@ -56,8 +56,9 @@ class Contains(TextCheck):
     case_sensitive: bool = True
 
     def check_text(self, text: str) -> Outcome:
-        hay = text if self.case_sensitive else text.casefold()
-        missing = [s for s in self.all if (s if self.case_sensitive else s.casefold()) not in hay]
+        fold = folder(self.case_sensitive)
+        hay = fold(text)
+        missing = [s for s in self.all if fold(s) not in hay]
         return (False, f"missing {quote(missing)}") if missing else OK
 
 
@@ -69,8 +70,9 @@ class NotContains(TextCheck):
     case_sensitive: bool = True
 
     def check_text(self, text: str) -> Outcome:
-        hay = text if self.case_sensitive else text.casefold()
-        found = [s for s in self.any if (s if self.case_sensitive else s.casefold()) in hay]
+        fold = folder(self.case_sensitive)
+        hay = fold(text)
+        found = [s for s in self.any if fold(s) in hay]
         return (False, f"contains {quote(found)}") if found else OK
 
 

@@ -9,9 +9,9 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from engine.episodes.checks.base import OK, Outcome, TextCheck, quote
+from engine.episodes.checks.base import OK, Outcome, TextCheck, concepts_ok, missing_concept, quote
 from engine.episodes.structure import list_items, without_code_spans
-from engine.readers.concepts import Language, Match, match, tokens
+from engine.readers.concepts import Language, Match, match
 from engine.readers.quantity import compare, contexts, find, parse, quantities
 
 
@@ -156,7 +156,7 @@ class FigureOf(TextCheck):
     @field_validator("subject")
     @classmethod
     def _terms(cls, value: list[list[str]]) -> list[list[str]]:
-        if not all(concept and all(tokens(t) for t in concept) for concept in value):
+        if not concepts_ok(value):
             raise ValueError("each concept of subject is a non-empty list of terms with a word each")
         return value
 
@@ -183,7 +183,7 @@ class FigureOf(TextCheck):
                                    f"not in its clause {said}"
                 continue
             near = read(clause)
-            lacks = " / ".join(self.subject[near.missing[0]][:3])
+            lacks = missing_concept(self.subject, near)
             why = f"check: the clause names part of the subject but not {quote(lacks, 40)}" if near.partial else None
             return Outcome(False, f"{self.figure} is said of something else: {said}", why)
         return Outcome(True, "", unsure)

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from engine.episodes.checks.base import OK, JsonCheck, Outcome, quote
+from engine.episodes.checks.base import OK, JsonCheck, Outcome, quote, regex_error
 from engine.episodes.checks.values import JSON_TYPES, _json_type, has_type, same
 
 _SCHEMA_KEYWORDS = {
@@ -28,10 +28,9 @@ def _check_schema_shape(schema: Any, where: str = "schema") -> None:
         if kind not in JSON_TYPES:
             raise ValueError(f"{where}.type: unknown type {kind!r}; use one of {', '.join(JSON_TYPES)}")
     if "pattern" in schema:
-        try:
-            re.compile(schema["pattern"])
-        except re.error as exc:
-            raise ValueError(f"{where}.pattern: not a valid regular expression: {exc}") from exc
+        why = regex_error(schema["pattern"])
+        if why is not None:
+            raise ValueError(f"{where}.pattern: {why}")
     for name, sub in (schema.get("properties") or {}).items():
         _check_schema_shape(sub, f"{where}.properties.{name}")
     if "items" in schema:
