@@ -124,7 +124,7 @@ TEXT_CHECKS = _text_checks()
 @pytest.mark.parametrize("check", [c for _, c in TEXT_CHECKS], ids=[name for name, _ in TEXT_CHECKS])
 def test_every_text_check_a_task_declares_reads_hostile_text_in_bounded_time(check):
     """Including the task's own regular expressions: a pattern such as ``^\\s*`` (multiline) is quadratic on
-    a long run of blank lines, which the regex check reads shortened (engine/episodes/checks.py)."""
+    a long run of blank lines, which the regex check reads shortened (engine/episodes/checks/form.py)."""
     started = time.perf_counter()
     for text in HOSTILE.values():
         check.check_text(text)
