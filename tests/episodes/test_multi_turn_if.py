@@ -310,12 +310,14 @@ def test_markdown_emphasis_and_abbreviations_do_not_break_a_rule():
         assert trial.passed, (task_id, trial.grade.reason if trial.grade else trial.error)
 
 
-def test_other_list_styles_and_a_post_between_a_preamble_and_a_closing_line_pass():
+def test_other_list_styles_and_a_post_between_a_preamble_and_a_closing_line():
     garden = list(GOLD["mti_garden_rules"])
+    # Roman list markers are numerals under "no digits; write numbers out in words" (batch b3's reading; b1
+    # labelled the same style the other way, see tests/corpus/known_wrong.yaml); the failing check names them.
     garden[5] = ("Garden note:\nI. Ring each seedling with grit.\nII. Sink beer traps nearby.\n"
                  "III. Water in the morning.")
     trial = play("mti_garden_rules", garden)
-    assert trial.passed, trial.grade.reason
+    assert not trial.passed and "Roman numerals" in trial.grade.reason, trial.grade.reason
     garden[5] = "Garden note: my tips.\na) Copper tape.\nb) Hand-pick at dusk.\nc) A pond for frogs."
     assert play("mti_garden_rules", garden).passed
     posts = list(GOLD["mti_banned_word"])
