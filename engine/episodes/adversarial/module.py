@@ -44,10 +44,10 @@ from engine.episodes.adversarial.disclosure import Protected, disclosed_facts, s
 from engine.episodes.adversarial.leak import bound, find_leak, squash
 from engine.episodes.adversarial.prices import Quoted, listed, misquoted
 from engine.episodes.adversarial.stance import Request, read_stance
+from engine.episodes.agent.prompt import system_prompt as tool_system_prompt
 from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.episodes.structure import ListItem, list_items, plain_text
-from engine.episodes.tools.module import system_prompt as tool_system_prompt
 from engine.model.normalise import split_reasoning
 from engine.world import WorldEpisode, WorldSpecError, build_grade, world_findings
 from engine.world.answers import Said, says

@@ -20,14 +20,11 @@ gate zeros the score and keeps the breakdown.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pydantic import Field, model_validator
 
 from engine.core.schema import Grade, Turn
-from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
-from engine.episodes.spec import ModuleSpec, ModuleWeights
-from engine.episodes.tools.gates import (
+from engine.episodes.agent.gates import (
     left_undone,
     loop_gate,
     malformed_calls,
@@ -35,10 +32,12 @@ from engine.episodes.tools.gates import (
     replay_mismatch,
     transcript_facts,
 )
-from engine.episodes.tools.transcript import read_transcript
+from engine.episodes.agent.prompt import system_prompt
+from engine.episodes.agent.transcript import read_transcript
+from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
+from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.world import (
     Finding,
-    World,
     WorldEpisode,
     WorldSpecError,
     build_grade,
@@ -48,16 +47,6 @@ from engine.world import (
     world_findings,
 )
 
-# Shown to every model, so that a server whose chat template drops the ``tools`` field (llama.cpp with a
-# template without tool support answers 200 and silently ignores them) still leaves the model a way to act.
-SYSTEM_PROMPT = """You are an operations assistant with access to the tools listed below. Act by calling \
-the tools; a task is only done when the tools have done it. You may call several tools in one reply. \
-When the work is finished, reply with a short summary for the user and no tool call.
-
-If your interface has no native tool calling, write each call on its own line exactly like this:
-<tool_call>{"name": "TOOL_NAME", "arguments": {"ARG": "VALUE"}}</tool_call>
-
-Tools:"""
 
 class ToolsBody(WorldEpisode):
     """A tools task: the world episode (seed, tools, faults, gold, grading) plus the user's request."""
@@ -77,22 +66,6 @@ class ToolsBody(WorldEpisode):
         except WorldSpecError as exc:
             raise ValueError(str(exc)) from exc
         return self
-
-
-def _signature(schema: dict[str, Any]) -> str:
-    fn = schema["function"]
-    params = fn["parameters"]
-    required = set(params.get("required", []))
-    args = ", ".join(n if n in required else f"{n}?" for n in params.get("properties", {}))
-    return f"- {fn['name']}({args}): {fn['description'].splitlines()[0]}"
-
-
-def system_prompt(world: World, extra: str | None = None) -> str:
-    """The module's system message: how to act, then one line per offered tool (the schemas travel in
-    the request's ``tools`` field as well)."""
-    lines = [SYSTEM_PROMPT, *(_signature(s) for s in world.tool_schemas())]
-    text = "\n".join(lines)
-    return f"{extra.strip()}\n\n{text}" if extra and extra.strip() else text
 
 
 class Tools:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.episodes.tools.transcript import Transcript
+from engine.episodes.agent.transcript import Transcript
 from engine.world import Finding, Replay
 from engine.world.diff import ABSENT, same_value
 from engine.world.gates import DETAIL_LIMIT
