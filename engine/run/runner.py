@@ -93,7 +93,7 @@ class Runner:
         seed = None if settings.seed == -1 else settings.seed + trial
         env = Env(max_tokens=settings.max_tokens, seed=seed, sandbox=self.sandbox)
         module = MODULES[task.task.module]
-        convo = Conversation(client, task, env)
+        convo = Conversation(client, task, env, system=module.system_prompt(task))
         started = time.perf_counter()
         grade: Grade | None = None
         error: str | None = None

@@ -44,8 +44,9 @@ from engine.episodes.adversarial.disclosure import Protected, disclosed_facts, s
 from engine.episodes.adversarial.leak import bound, find_leak, squash
 from engine.episodes.adversarial.prices import Quoted, listed, misquoted
 from engine.episodes.adversarial.stance import Request, read_stance
+from engine.episodes.agent.loop import run_agent
 from engine.episodes.agent.prompt import system_prompt as tool_system_prompt
-from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
+from engine.episodes.base import Conversation, Env, LoadedTask, default_system_prompt, estimate_tokens
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.episodes.structure import ListItem, list_items, plain_text
 from engine.model.normalise import split_reasoning
@@ -209,6 +210,14 @@ class Adversarial:
     version = "1"
     body_model = AdversarialBody
 
+    def system_prompt(self, task: LoadedTask[AdversarialBody]) -> str | None:
+        episode = task.body.episode
+        if episode is None:
+            return default_system_prompt(task)
+        # The agent's system message, as the tools module's (task rules first, then how to call tools, with
+        # the plain-text fallback for servers whose chat template drops the ``tools`` field).
+        return tool_system_prompt(episode.new_world(), task.task.system)
+
     async def run(self, task: LoadedTask[AdversarialBody], convo: Conversation, env: Env) -> None:
         body = task.body
         if body.episode is None:
@@ -216,26 +225,7 @@ class Adversarial:
                 convo.add("user", message)
                 await convo.ask()
             return
-        world = body.episode.new_world()
-        schemas = world.tool_schemas()
-        # The same system message as the tools module (task rules first, then how to call tools, with the
-        # plain-text fallback for servers whose chat template drops the ``tools`` field).
-        system = Turn(role="system", content=tool_system_prompt(world, task.task.system))
-        if convo.turns and convo.turns[0].role == "system":
-            convo.turns[0] = system
-        else:
-            convo.turns.insert(0, system)
-        calls_left = task.task.max_turns
-        for message in body.turns:
-            convo.add("user", message)
-            while calls_left > 0:
-                calls_left -= 1
-                reply = await convo.ask(tools=schemas)
-                if not reply.tool_calls:
-                    break
-                for call in reply.tool_calls:
-                    outcome = world.execute(call)
-                    convo.add_tool_result(call.id, call.name, outcome.content)
+        await run_agent(convo, body.episode.new_world(), body.turns, task.task.max_turns)
 
     def grade(self, task: LoadedTask[AdversarialBody], turns: list[Turn], env: Env) -> Grade:
         body = task.body

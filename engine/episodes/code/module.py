@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from engine.core import modeljson
 from engine.core.errors import InfraError, UserError
 from engine.core.schema import Grade, Turn
-from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
+from engine.episodes.base import Conversation, Env, LoadedTask, default_system_prompt, estimate_tokens
 from engine.episodes.code.extract import extract_code
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.sandbox.handle import SandboxHandle
@@ -498,6 +498,9 @@ class CodeModule:
                f"({body.max_attempts} attempts in all).")
         )
         return "\n\n".join(parts)
+
+    def system_prompt(self, task: LoadedTask[CodeBody]) -> str | None:
+        return default_system_prompt(task)
 
     async def run(self, task: LoadedTask[CodeBody], convo: Conversation, env: Env) -> None:
         body = task.body

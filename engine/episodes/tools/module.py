@@ -1,18 +1,15 @@
 """tools: multi-step episodes on a simulated backend, graded on the state the model leaves behind.
 
-The episode (``run``) offers the task's tools, executes every call the model makes through the world's one
-boundary (:func:`engine.world.execute`), several calls of one turn included, and answers each with a
-``tool`` message, until the model replies without a call or ``max_turns`` replies have been made. A call
-with broken JSON, an unknown tool or wrong argument types is answered with an error, as a real API would;
-it never ends the episode. Calls that the client recovered from the reply's text are executed like any
-other and flagged.
+The episode (``run``) is the agent loop (:mod:`engine.episodes.agent.loop`) on the task's world with the
+user's one request, under the agent's system message (:mod:`engine.episodes.agent.prompt`). Calls that the
+client recovered from the reply's text are executed like any other and flagged.
 
 The grade (``grade``) is a pure function of the task and the stored turns: it reads the turns once
-(:mod:`engine.episodes.tools.transcript`), replays the episode once from the seed (the gold on one world, the
+(:mod:`engine.episodes.agent.transcript`), replays the episode once from the seed (the gold on one world, the
 recorded calls on another; failure injection depends only on the call order, so the replay meets the same
-faults the episode met), runs the world's checks and this module's own (:mod:`engine.episodes.tools.gates`)
+faults the episode met), runs the world's checks and the agent's own (:mod:`engine.episodes.agent.gates`)
 over that one replay, and builds the grade from their findings. On top of the world's gates (forbidden tool,
-call budget) this module adds two that no appeal may cross: ``loop`` (one identical call repeated
+call budget) the agent adds two that no appeal may cross: ``loop`` (one identical call repeated
 ``loop_threshold`` times) and ``premature_stop`` (the model ended the episode itself without acting). Every
 gate zeros the score and keeps the breakdown.
 """
@@ -32,6 +29,7 @@ from engine.episodes.agent.gates import (
     replay_mismatch,
     transcript_facts,
 )
+from engine.episodes.agent.loop import run_agent
 from engine.episodes.agent.prompt import system_prompt
 from engine.episodes.agent.transcript import read_transcript
 from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
@@ -42,7 +40,6 @@ from engine.world import (
     WorldSpecError,
     build_grade,
     call_budget,
-    execute,
     first_gate,
     world_findings,
 )
@@ -76,32 +73,20 @@ class Tools:
     version = "1"
     body_model = ToolsBody
 
-    async def run(self, task: LoadedTask[ToolsBody], convo: Conversation, env: Env) -> None:
-        body = task.body
-        world = body.new_world()
-        schemas = world.tool_schemas()
-        # The task's own system message (if any) goes first; the module's instructions follow it, in one
+    def system_prompt(self, task: LoadedTask[ToolsBody]) -> str | None:
+        # The task's own system message (if any) goes first; the agent's instructions follow it, in one
         # message, since some chat templates refuse a second system message.
-        system = system_prompt(world, task.task.system)
-        if convo.turns and convo.turns[0].role == "system":
-            convo.turns[0] = Turn(role="system", content=system)
-        else:
-            convo.turns.insert(0, Turn(role="system", content=system))
-        convo.add("user", body.prompt)
-        for _ in range(task.task.max_turns):
-            reply = await convo.ask(tools=schemas)
-            if not reply.tool_calls:
-                return
-            for call in reply.tool_calls:
-                outcome = execute(world, call)
-                convo.add_tool_result(call.id, call.name, outcome.content)
+        return system_prompt(task.body.new_world(), task.task.system)
+
+    async def run(self, task: LoadedTask[ToolsBody], convo: Conversation, env: Env) -> None:
+        await run_agent(convo, task.body.new_world(), [task.body.prompt], task.task.max_turns)
 
     def grade(self, task: LoadedTask[ToolsBody], turns: list[Turn], env: Env) -> Grade:
         body = task.body
         seen = read_transcript(turns)
         replay = body.replay(seen.calls)
         # What the model was told before it acted: an identifier from here is not invented.
-        told = f"{system_prompt(body.new_world(), task.task.system)}\n{body.prompt}"
+        told = f"{self.system_prompt(task)}\n{body.prompt}"
         by_world = world_findings(replay, body, seen.final_text, told)
         untouched = left_undone(replay)
         malformed = malformed_calls(seen, replay)
