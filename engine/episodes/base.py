@@ -51,6 +51,10 @@ class Env:
     seed: int | None = None
     sandbox: SandboxHandle | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    # What the episode did besides talking, in order, for its grade to read instead of doing it again (the
+    # code module's sandbox run of each attempt). The runner gives each trial an empty one; a stored
+    # transcript regraded (rescore, the task probe) has none (None), and its grade does the work again.
+    record: list[object] | None = None
 
 
 class Module(Protocol[BodyT]):
