@@ -51,6 +51,10 @@ class Env:
     seed: int | None = None
     sandbox: SandboxHandle | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    # What the episode did besides talking, in order, for its grade to read instead of doing it again (the
+    # code module's sandbox run of each attempt). The runner gives each trial an empty one; a stored
+    # transcript regraded (rescore, the task probe) has none (None), and its grade does the work again.
+    record: list[object] | None = None
 
 
 class Module(Protocol[BodyT]):
@@ -69,6 +73,10 @@ class Module(Protocol[BodyT]):
     @property
     def body_model(self) -> type[BodyT]: ...
 
+    # The conversation's system message, decided before it starts and written once (``Conversation``):
+    # no episode rewrites it.
+    def system_prompt(self, task: LoadedTask[BodyT]) -> str | None: ...
+
     async def run(self, task: LoadedTask[BodyT], convo: Conversation, env: Env) -> None: ...
 
     def grade(self, task: LoadedTask[BodyT], turns: list[Turn], env: Env) -> Grade: ...
@@ -81,6 +89,11 @@ def estimate_tokens(text: str) -> int:
     return len(text) // 3 + 1
 
 
+def default_system_prompt(task: LoadedTask) -> str | None:
+    """The system message of a module that adds nothing to it: the task file's own, if any."""
+    return task.task.system
+
+
 def default_required_context(task: LoadedTask) -> int:
     """Prompt material of the task file plus the completion budget of every turn it may take."""
     material = json.dumps(task.task.body, ensure_ascii=False) + (task.task.system or "")
@@ -91,16 +104,17 @@ class Conversation:
     """The growing message list of one trial, and the only way a module talks to the model.
 
     Every message is kept as a ``Turn`` so the result file holds the whole transcript, including the turns
-    before a failure. A reply cut off by the token limit ends the episode as a model failure.
+    before a failure. The system message is the module's (``Module.system_prompt``), written here once, first.
+    A reply cut off by the token limit ends the episode as a model failure.
     """
 
-    def __init__(self, client: ChatClient, task: LoadedTask, env: Env):
+    def __init__(self, client: ChatClient, task: LoadedTask, env: Env, *, system: str | None):
         self.client = client
         self.task = task
         self.env = env
         self.turns: list[Turn] = []
-        if task.task.system:
-            self.turns.append(Turn(role="system", content=task.task.system))
+        if system:
+            self.turns.append(Turn(role="system", content=system))
 
     def add(self, role: str, content: str) -> None:
         self.turns.append(Turn(role=role, content=content))  # type: ignore[arg-type]

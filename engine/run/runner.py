@@ -91,9 +91,9 @@ class Runner:
     async def _episode(self, client: ChatClient, task: LoadedTask, trial: int) -> TrialRecord:
         settings = self.plan.settings
         seed = None if settings.seed == -1 else settings.seed + trial
-        env = Env(max_tokens=settings.max_tokens, seed=seed, sandbox=self.sandbox)
+        env = Env(max_tokens=settings.max_tokens, seed=seed, sandbox=self.sandbox, record=[])
         module = MODULES[task.task.module]
-        convo = Conversation(client, task, env)
+        convo = Conversation(client, task, env, system=module.system_prompt(task))
         started = time.perf_counter()
         grade: Grade | None = None
         error: str | None = None

@@ -320,6 +320,32 @@ def test_grade_is_a_pure_function_of_the_transcript(sandbox):
     assert a == b and a.score == 0.85 and a.details["passed_attempt"] == 2
 
 
+class _Counting(BubblewrapBackend):
+    """The real bubblewrap backend, counting the model's programs it runs (not its own checks)."""
+
+    runs = 0
+
+    def run(self, program, *args, **kwargs):  # type: ignore[override]
+        if program.endswith("main()\n") and "@@sllmb-case" in program:
+            type(self).runs += 1
+        return super().run(program, *args, **kwargs)
+
+
+def test_each_attempt_runs_once_and_the_grade_reads_the_runs_record(small_bank):
+    counting = _Counting()
+    counting.check()
+    handle = SandboxHandle(counting, Limits())
+    replies = [fenced(SHIP_ONE_PRICE), fenced(SHIP_GOLD)]
+    with ScriptedServer(_transcript(replies)) as srv:
+        trial = _run_one("code_shipping_tariff", srv, handle, small_bank)
+    # Two attempts, two programs: the grade took both verdicts from the run's own executions.
+    assert _Counting.runs == 2
+    assert trial.passed and trial.grade.details["passed_attempt"] == 2
+    # A stored transcript has no record (rescore): its grade runs the code again, to the same grade.
+    regraded = MODULE.grade(TASKS["code_shipping_tariff"], trial.turns, Env(sandbox=handle))
+    assert _Counting.runs == 4 and regraded == trial.grade
+
+
 def test_grade_without_a_sandbox_refuses_rather_than_running_on_the_host():
     task = TASKS["code_split_bill"]
     with pytest.raises(NoSandbox):

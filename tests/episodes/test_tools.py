@@ -18,10 +18,10 @@ from engine.bank.load import load_bank, load_task, select
 from engine.core.errors import UserError
 from engine.core.schema import Grade, Turn
 from engine.episodes import MODULES
+from engine.episodes.agent.gates import left_undone, loop_gate, premature_stop
+from engine.episodes.agent.prompt import SYSTEM_PROMPT
+from engine.episodes.agent.transcript import read_transcript
 from engine.episodes.base import Env
-from engine.episodes.tools.gates import left_undone, loop_gate, premature_stop
-from engine.episodes.tools.module import SYSTEM_PROMPT
-from engine.episodes.tools.transcript import read_transcript
 from engine.run.request import RunRequest
 from engine.run.runner import run_benchmark
 from engine.world import Finding

@@ -9,11 +9,12 @@ the call and the value it returned. The expected value of a case never reaches t
 the sandbox either: the harness program only reports what each call returned or raised, and the comparison
 happens here, on the host.
 
-Grading re-executes the code of every attempt from the stored transcript, so a result file can be regraded
-(``rescore``) with nothing but a sandbox. The score is 1.00, 0.85 or 0.70 for a pass at the first, second or
-third attempt; a trial that never passes scores half the share of cases its last attempt passed (at most
-0.5, so it can never count as a pass). ``first_try_pass`` in the grade's details feeds the board's
-first-try rate.
+Each attempt's code runs once: the run records every execution (``Ran``, in ``Env.record``) and the
+grade reads its verdicts from that record. A transcript regraded from a result file (``rescore``) has no
+record: its grade runs the code of every attempt again, so a file can be regraded with nothing but a sandbox.
+The score is 1.00, 0.85 or 0.70 for a pass at the first, second or third attempt; a trial that never passes
+scores half the share of cases its last attempt passed (at most 0.5, so it can never count as a pass).
+``first_try_pass`` in the grade's details feeds the board's first-try rate.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from engine.core import modeljson
 from engine.core.errors import InfraError, UserError
 from engine.core.schema import Grade, Turn
-from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
+from engine.episodes.base import Conversation, Env, LoadedTask, default_system_prompt, estimate_tokens
 from engine.episodes.code.extract import extract_code
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.sandbox.handle import SandboxHandle
@@ -331,6 +332,15 @@ class Execution:
         return sum(c.passed for c in chosen) / len(chosen) if chosen else 0.0
 
 
+@dataclass(frozen=True)
+class Ran:
+    """One attempt as the run executed it: the code taken from the reply (None: none found) and how it fared.
+    The run appends one per attempt to ``Env.record``; the grade reads them instead of running the code again."""
+
+    code: str | None
+    execution: Execution
+
+
 def call_text(entry: str, case: Case) -> str:
     parts = [repr(a) for a in case.args] + [f"{k}={v!r}" for k, v in case.kwargs.items()]
     return f"{entry}({', '.join(parts)})"
@@ -467,7 +477,8 @@ def feedback(body: CodeBody, run: Execution) -> str:
 
 class CodeModule:
     spec = ModuleSpec(
-        # runs_code: grade runs programs in the sandbox; the runner calls it in a thread so the event loop stays free.
+        # runs_code: grade runs programs in the sandbox when it has no record of the run's (rescore); the runner
+        # calls it in a thread so the event loop stays free.
         name="code", label="Code", bank_tasks=5, judge="advisory",
         uses_tools=False, runs_code=True, weights=ModuleWeights(balanced=0.15, agentic=0.08, coding=0.21),
     )
@@ -499,6 +510,9 @@ class CodeModule:
         )
         return "\n\n".join(parts)
 
+    def system_prompt(self, task: LoadedTask[CodeBody]) -> str | None:
+        return default_system_prompt(task)
+
     async def run(self, task: LoadedTask[CodeBody], convo: Conversation, env: Env) -> None:
         body = task.body
         if env.sandbox is None:
@@ -511,6 +525,8 @@ class CodeModule:
                 outcome = await asyncio.to_thread(execute, body, extraction.code, env.sandbox)
             else:
                 outcome = Execution(found_code=False)
+            if env.record is not None:
+                env.record.append(Ran(extraction.code if extraction.found else None, outcome))
             if outcome.passed or attempt == body.max_attempts:
                 return
             convo.add("user", feedback(body, outcome))
@@ -526,10 +542,12 @@ class CodeModule:
         replies = self.attempts(body, turns)
         runs: list[Execution] = []
         summary: list[dict[str, Any]] = []
-        for text in replies:
+        for attempt, text in enumerate(replies):
             extraction = extract_code(text, body.entry)
-            run = (execute(body, extraction.code, env.sandbox) if extraction.found
-                   else Execution(found_code=False))
+            code = extraction.code if extraction.found else None
+            run = _recorded(env.record, attempt, code)
+            if run is None:  # a stored transcript (rescore): the code runs again
+                run = execute(body, code, env.sandbox) if code is not None else Execution(found_code=False)
             runs.append(run)
             summary.append({
                 "passed": run.passed, "extracted": extraction.how, "failure": run.failure,
@@ -565,6 +583,13 @@ class CodeModule:
         shown = self.prompt(body)
         per_attempt = task.task.max_tokens + 400  # the reply, then the feedback on it
         return estimate_tokens(shown + (task.task.system or "")) + body.max_attempts * per_attempt + 256
+
+
+def _recorded(record: list[object] | None, attempt: int, code: str | None) -> Execution | None:
+    """How the run's own execution of this attempt fared, when the run recorded it (the same code, at the same
+    attempt); None for a transcript without a record."""
+    ran = record[attempt] if record is not None and attempt < len(record) else None
+    return ran.execution if isinstance(ran, Ran) and ran.code == code else None
 
 
 def _reason(run: Execution, attempts: int) -> str:

@@ -10,7 +10,14 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.core.schema import Grade, Turn
-from engine.episodes.base import Conversation, Env, LoadedTask, default_required_context, last_assistant_text
+from engine.episodes.base import (
+    Conversation,
+    Env,
+    LoadedTask,
+    default_required_context,
+    default_system_prompt,
+    last_assistant_text,
+)
 from engine.episodes.checks import CheckSpec, run_checks, unsure_of
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 
@@ -62,6 +69,9 @@ class Format:
     )
     version = "1"
     body_model = FormatBody
+
+    def system_prompt(self, task: LoadedTask[FormatBody]) -> str | None:
+        return default_system_prompt(task)
 
     async def run(self, task: LoadedTask[FormatBody], convo: Conversation, env: Env) -> None:
         convo.add("user", task.body.prompt)

@@ -18,7 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.core.schema import Grade, Turn
 from engine.episodes.answer_line import AnswerLine, read_answer_line
-from engine.episodes.base import Conversation, Env, LoadedTask, default_required_context, last_assistant_text
+from engine.episodes.base import (
+    Conversation,
+    Env,
+    LoadedTask,
+    default_required_context,
+    default_system_prompt,
+    last_assistant_text,
+)
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.model.normalise import split_reasoning
 from engine.readers import quantity
@@ -212,6 +219,9 @@ class Knowledge:
         if body.program:
             text += f"\n\n```python\n{body.program.rstrip()}\n```"
         return text + INSTRUCTION
+
+    def system_prompt(self, task: LoadedTask[KnowledgeBody]) -> str | None:
+        return default_system_prompt(task)
 
     async def run(self, task: LoadedTask[KnowledgeBody], convo: Conversation, env: Env) -> None:
         convo.add("user", self.prompt(task.body))

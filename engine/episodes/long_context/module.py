@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.core.schema import Grade, Turn
 from engine.episodes.answer_line import AnswerLine, read_answer_line
-from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
+from engine.episodes.base import Conversation, Env, LoadedTask, default_system_prompt, estimate_tokens
 from engine.episodes.long_context.haystack import (
     HAYSTACK_VERSION,
     ChainSpec,
@@ -255,6 +255,9 @@ class LongContext:
     )
     version = f"1+haystack{HAYSTACK_VERSION}"
     body_model = LongContextBody
+
+    def system_prompt(self, task: LoadedTask[LongContextBody]) -> str | None:
+        return default_system_prompt(task)
 
     async def run(self, task: LoadedTask[LongContextBody], convo: Conversation, env: Env) -> None:
         convo.add("user", prompt(task.body))

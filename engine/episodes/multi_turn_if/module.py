@@ -15,7 +15,7 @@ import re
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.core.schema import Grade, Turn
-from engine.episodes.base import Conversation, Env, LoadedTask, default_required_context
+from engine.episodes.base import Conversation, Env, LoadedTask, default_required_context, default_system_prompt
 from engine.episodes.checks import CheckBase, CheckSpec, run_checks
 from engine.episodes.format.module import grade_outcomes
 from engine.episodes.spec import ModuleSpec, ModuleWeights
@@ -97,6 +97,9 @@ class MultiTurnIf:
     )
     version = "1"
     body_model = MultiTurnBody
+
+    def system_prompt(self, task: LoadedTask[MultiTurnBody]) -> str | None:
+        return default_system_prompt(task)
 
     async def run(self, task: LoadedTask[MultiTurnBody], convo: Conversation, env: Env) -> None:
         body = task.body

@@ -1,18 +1,15 @@
 """tools: multi-step episodes on a simulated backend, graded on the state the model leaves behind.
 
-The episode (``run``) offers the task's tools, executes every call the model makes through the world's one
-boundary (:func:`engine.world.execute`), several calls of one turn included, and answers each with a
-``tool`` message, until the model replies without a call or ``max_turns`` replies have been made. A call
-with broken JSON, an unknown tool or wrong argument types is answered with an error, as a real API would;
-it never ends the episode. Calls that the client recovered from the reply's text are executed like any
-other and flagged.
+The episode (``run``) is the agent loop (:mod:`engine.episodes.agent.loop`) on the task's world with the
+user's one request, under the agent's system message (:mod:`engine.episodes.agent.prompt`). Calls that the
+client recovered from the reply's text are executed like any other and flagged.
 
 The grade (``grade``) is a pure function of the task and the stored turns: it reads the turns once
-(:mod:`engine.episodes.tools.transcript`), replays the episode once from the seed (the gold on one world, the
+(:mod:`engine.episodes.agent.transcript`), replays the episode once from the seed (the gold on one world, the
 recorded calls on another; failure injection depends only on the call order, so the replay meets the same
-faults the episode met), runs the world's checks and this module's own (:mod:`engine.episodes.tools.gates`)
+faults the episode met), runs the world's checks and the agent's own (:mod:`engine.episodes.agent.gates`)
 over that one replay, and builds the grade from their findings. On top of the world's gates (forbidden tool,
-call budget) this module adds two that no appeal may cross: ``loop`` (one identical call repeated
+call budget) the agent adds two that no appeal may cross: ``loop`` (one identical call repeated
 ``loop_threshold`` times) and ``premature_stop`` (the model ended the episode itself without acting). Every
 gate zeros the score and keeps the breakdown.
 """
@@ -20,14 +17,11 @@ gate zeros the score and keeps the breakdown.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pydantic import Field, model_validator
 
 from engine.core.schema import Grade, Turn
-from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
-from engine.episodes.spec import ModuleSpec, ModuleWeights
-from engine.episodes.tools.gates import (
+from engine.episodes.agent.gates import (
     left_undone,
     loop_gate,
     malformed_calls,
@@ -35,29 +29,21 @@ from engine.episodes.tools.gates import (
     replay_mismatch,
     transcript_facts,
 )
-from engine.episodes.tools.transcript import read_transcript
+from engine.episodes.agent.loop import run_agent
+from engine.episodes.agent.prompt import system_prompt
+from engine.episodes.agent.transcript import read_transcript
+from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
+from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.world import (
     Finding,
-    World,
     WorldEpisode,
     WorldSpecError,
     build_grade,
     call_budget,
-    execute,
     first_gate,
     world_findings,
 )
 
-# Shown to every model, so that a server whose chat template drops the ``tools`` field (llama.cpp with a
-# template without tool support answers 200 and silently ignores them) still leaves the model a way to act.
-SYSTEM_PROMPT = """You are an operations assistant with access to the tools listed below. Act by calling \
-the tools; a task is only done when the tools have done it. You may call several tools in one reply. \
-When the work is finished, reply with a short summary for the user and no tool call.
-
-If your interface has no native tool calling, write each call on its own line exactly like this:
-<tool_call>{"name": "TOOL_NAME", "arguments": {"ARG": "VALUE"}}</tool_call>
-
-Tools:"""
 
 class ToolsBody(WorldEpisode):
     """A tools task: the world episode (seed, tools, faults, gold, grading) plus the user's request."""
@@ -79,22 +65,6 @@ class ToolsBody(WorldEpisode):
         return self
 
 
-def _signature(schema: dict[str, Any]) -> str:
-    fn = schema["function"]
-    params = fn["parameters"]
-    required = set(params.get("required", []))
-    args = ", ".join(n if n in required else f"{n}?" for n in params.get("properties", {}))
-    return f"- {fn['name']}({args}): {fn['description'].splitlines()[0]}"
-
-
-def system_prompt(world: World, extra: str | None = None) -> str:
-    """The module's system message: how to act, then one line per offered tool (the schemas travel in
-    the request's ``tools`` field as well)."""
-    lines = [SYSTEM_PROMPT, *(_signature(s) for s in world.tool_schemas())]
-    text = "\n".join(lines)
-    return f"{extra.strip()}\n\n{text}" if extra and extra.strip() else text
-
-
 class Tools:
     spec = ModuleSpec(
         name="tools", label="Tools", bank_tasks=13, judge="movable",
@@ -103,32 +73,20 @@ class Tools:
     version = "1"
     body_model = ToolsBody
 
-    async def run(self, task: LoadedTask[ToolsBody], convo: Conversation, env: Env) -> None:
-        body = task.body
-        world = body.new_world()
-        schemas = world.tool_schemas()
-        # The task's own system message (if any) goes first; the module's instructions follow it, in one
+    def system_prompt(self, task: LoadedTask[ToolsBody]) -> str | None:
+        # The task's own system message (if any) goes first; the agent's instructions follow it, in one
         # message, since some chat templates refuse a second system message.
-        system = system_prompt(world, task.task.system)
-        if convo.turns and convo.turns[0].role == "system":
-            convo.turns[0] = Turn(role="system", content=system)
-        else:
-            convo.turns.insert(0, Turn(role="system", content=system))
-        convo.add("user", body.prompt)
-        for _ in range(task.task.max_turns):
-            reply = await convo.ask(tools=schemas)
-            if not reply.tool_calls:
-                return
-            for call in reply.tool_calls:
-                outcome = execute(world, call)
-                convo.add_tool_result(call.id, call.name, outcome.content)
+        return system_prompt(task.body.new_world(), task.task.system)
+
+    async def run(self, task: LoadedTask[ToolsBody], convo: Conversation, env: Env) -> None:
+        await run_agent(convo, task.body.new_world(), [task.body.prompt], task.task.max_turns)
 
     def grade(self, task: LoadedTask[ToolsBody], turns: list[Turn], env: Env) -> Grade:
         body = task.body
         seen = read_transcript(turns)
         replay = body.replay(seen.calls)
         # What the model was told before it acted: an identifier from here is not invented.
-        told = f"{system_prompt(body.new_world(), task.task.system)}\n{body.prompt}"
+        told = f"{self.system_prompt(task)}\n{body.prompt}"
         by_world = world_findings(replay, body, seen.final_text, told)
         untouched = left_undone(replay)
         malformed = malformed_calls(seen, replay)

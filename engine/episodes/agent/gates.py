@@ -1,5 +1,6 @@
-"""The tools module's own checks, over the same replay as the world's (:mod:`engine.world.gates`) and the
-transcript: two gates no appeal may cross (``loop``, ``premature_stop``) and what the model was told.
+"""The agent's own checks (every module whose model acts through tools), over the same replay as the
+world's (:mod:`engine.world.gates`) and the transcript: two gates no appeal may cross (``loop``,
+``premature_stop``) and what the model was told.
 
 - loop: one identical call repeated ``loop_threshold`` times (the world only scores it; here it fails);
 - premature_stop: the model ended the episode itself without acting: no call although the task needs some,
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.episodes.tools.transcript import Transcript
+from engine.episodes.agent.transcript import Transcript
 from engine.world import Finding, Replay
 from engine.world.diff import ABSENT, same_value
 from engine.world.gates import DETAIL_LIMIT

@@ -38,5 +38,6 @@ def read_transcript(turns: Sequence[Turn]) -> Transcript:
         calls=tuple(c for t in assistant for c in t.tool_calls),
         tool_messages=tuple(t.content for t in turns if t.role == "tool"),
         stopped=stopped,
-        final_text=last.content if stopped == "answered" and last is not None else "",
+        # The model's last reply without a call: with one user message, the reply that ended the episode.
+        final_text=next((t.content for t in reversed(assistant) if not t.tool_calls), ""),
     )
