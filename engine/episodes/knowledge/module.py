@@ -4,12 +4,15 @@ One question, one reply, one exact answer. The model is asked to end with ``Answ
 :mod:`engine.episodes.answer_line` and read by the readers: numbers in any notation, words included
 (:mod:`engine.readers.quantity`), and what the reply commits to (:mod:`engine.readers.stance`): a line that
 offers two different values fails, and prose after the answer line that revises, hedges or retracts it
-counts. A reply without that line is graded on the number of its last concluding sentence (arithmetic) or
-not at all (program output), because a grader that guesses generously would reward rambling.
+counts. An answer labelled in the reply's own language ("Antwort: 369") or a reply that is only the value is
+an answer, graded and marked unsure. A reply with no answer at all is graded on the number of its last
+concluding sentence (arithmetic) or not at all (program output), because a grader that guesses generously
+would reward rambling.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -86,9 +89,10 @@ def judge(reply: str, body: KnowledgeBody) -> Verdict:
                 return Verdict(ok, "correct" if ok else f"answered {shown} (no 'Answer:' line)", shown,
                                _joined(closing.unsure, second))
         return Verdict(False, "no 'Answer:' line and no value to read")
-    if body.kind == "arithmetic":
-        return _judge_number(line, body.answer)
-    return _judge_text(line, body.answer)
+    verdict = _judge_number(line, body.answer) if body.kind == "arithmetic" else _judge_text(line, body.answer)
+    # An answer found under a label in another language, or a reply that is only its value, is an answer;
+    # the verdict says it rests on that reading.
+    return dataclasses.replace(verdict, unsure=_joined(line.how, verdict.unsure)) if line.how else verdict
 
 
 def _joined(*notes: str | None) -> str | None:
