@@ -195,3 +195,11 @@ def _bare(lines: list[str]) -> AnswerLine | None:
     value = _value(line)
     return AnswerLine(text=value.text, spans=value.spans, how="the whole one-line reply read as the answer "
                                                               "(no 'Answer:' label)") if value.text else None
+
+
+def answered_before_cut(reply: str) -> bool:
+    """Whether a reply cut by the token limit had already given its answer: an English answer line (or a
+    ``\\boxed{}``) with more text after it, so the cut fell in what followed and not in the value. A label
+    in another language or a bare reply is read only at the reply's end, where the cut may have clipped it."""
+    line = read_answer_line(reply)
+    return line is not None and line.how is None and bool(line.tail.strip())

@@ -28,8 +28,8 @@ _OPEN, _CLOSE = "<think>", "</think>"
 # with end / eot / eom / eos, and only where they end the reply, so other markers (a text tool call's
 # ``<|tool_call_end|>``) stay for :mod:`engine.model.textcalls`. The scan looks at the reply's last 400
 # characters only.
-_END_TOKENS = re.compile(r"(?:\s*(?:<\|(?:im_)?(?:end|eot|eom|eos)[a-z_]{0,16}\|>|<(?:end|eot|eos)_[a-z_]{1,16}>|</s>))+"
-                         r"\s*\Z")
+_END_TOKENS = re.compile(r"(?:\s*(?:<\|(?:im_)?(?:end|eot|eom|eos)[a-z_]{0,16}\|>|<(?:end|eot|eos)_[a-z_]{1,16}>"
+                         r"|</s>))+\s*\Z")
 # Hunyuan's answer block: the whole answer between ``<answer>`` and ``</answer>`` (the close may be cut off).
 _ANSWER_BLOCK = re.compile(r"\A\s*<answer>(.*?)(?:</answer>\s*)?\Z", re.DOTALL)
 

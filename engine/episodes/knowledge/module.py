@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.core.schema import Grade, Turn
-from engine.episodes.answer_line import AnswerLine, read_answer_line
+from engine.episodes.answer_line import AnswerLine, answered_before_cut, read_answer_line
 from engine.episodes.base import Conversation, Env, LoadedTask, default_required_context, last_assistant_text
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.model.normalise import split_reasoning
@@ -231,6 +231,10 @@ class Knowledge:
         unsure = f"check: {verdict.unsure}"[:2000] if verdict.unsure and verdict.passed else None
         return Grade(score=score, passed=verdict.passed, breakdown={"correct": score}, reason=verdict.reason,
                      details=details, unsure=unsure)
+
+    def complete_before_cut(self, task: LoadedTask[KnowledgeBody], turns: list[Turn]) -> bool:
+        """A cut reply is graded when its answer line came before the cut (:mod:`engine.episodes.cut`)."""
+        return answered_before_cut(last_assistant_text(turns))
 
     def required_context(self, task: LoadedTask[KnowledgeBody]) -> int:
         return default_required_context(task)

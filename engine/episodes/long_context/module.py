@@ -27,7 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.core.schema import Grade, Turn
-from engine.episodes.answer_line import AnswerLine, read_answer_line
+from engine.episodes.answer_line import AnswerLine, answered_before_cut, read_answer_line
 from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
 from engine.episodes.long_context.haystack import (
     HAYSTACK_VERSION,
@@ -292,6 +292,11 @@ class LongContext:
         unsure = f"check: {verdict.unsure}"[:2000] if verdict.unsure and verdict.passed else None
         return Grade(score=score, passed=verdict.passed, breakdown={"correct": score}, reason=verdict.reason,
                      details=details, unsure=unsure)
+
+    def complete_before_cut(self, task: LoadedTask[LongContextBody], turns: list[Turn]) -> bool:
+        """A cut reply is graded when its answer line came before the cut (:mod:`engine.episodes.cut`)."""
+        replies = [t for t in turns if t.role == "assistant"]
+        return bool(replies) and answered_before_cut(replies[-1].content)
 
     def required_context(self, task: LoadedTask[LongContextBody]) -> int:
         """Exactly the prompt this task sends (estimated generously), its reply budget and a margin for the
