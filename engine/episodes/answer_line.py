@@ -14,7 +14,14 @@ never formatting:
   spans are kept apart (``spans``) so a grader can compare the quoted value alone;
 - the text after the answer is kept (``tail``): prose there can revise, hedge or retract the answer, which
   the stance reader (:mod:`engine.readers.stance`) reads, with the candidates a line offers and the number
-  it commits to.
+  it commits to;
+- a reply that answers in another language labels its answer in that language ("Antwort: Dana",
+  "答案：Tomasz", "답: 89009", "Réponse : 369"). Such a label is read by its structure, not from a list of
+  words: with no English label anywhere, a short label (at most three words of letters, no digits) and a
+  colon, half- or full-width, on one of the reply's last two lines, holding a value after it;
+- a reply that is only the value (one line of at most three words, no label) is that value.
+
+The last two readings say so (``how``): a grader marks a verdict that rests on them unsure.
 """
 
 from __future__ import annotations
@@ -55,6 +62,17 @@ _SPAN = re.compile(r"(?<!`)`+([^`]+)`+")
 _LATEX_ARGUMENTS = 64
 # Lines looked at under a bare "Answer:" label for its value.
 _LOOKAHEAD_LINES = 4
+# A label in any language: one to three words of letters (any script; CJK has no spaces, so a word may be a
+# few characters), then a colon, ASCII or full-width, and the value. No digits in the label, so a clock
+# ("Um 10:05 hat …") or a ratio is never one.
+_ANY_LABEL = re.compile(r"^(?P<label>[^\W\d_]{1,20}(?:[ '’-][^\W\d_]{1,20}){0,2})\s?[:：]\s*(?P<value>\S.*)$")
+# Of the reply's last lines, how many may hold the labelled answer (a closing sign-off may follow it).
+_LAST_LINES = 2
+# A reply that is only the value: one line, this short. A value is a word or a few ("Dana", "89 009",
+# "10:3,8:1,4:1,3:1", "Dana, not Priya"); four make a sentence ("She would save 85.80."), which is no
+# answer line.
+_BARE_CHARS = 60
+_BARE_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -65,6 +83,8 @@ class AnswerLine:
     text: str
     spans: tuple[str, ...] = ()
     tail: str = ""
+    # How the answer was found when not by an English label or \boxed{}: a note a grader shows as unsure.
+    how: str | None = None
 
 
 def _latex_value(text: str, command: str) -> list[str]:
@@ -115,7 +135,8 @@ def _value(raw: str, tail: str = "") -> AnswerLine:
 
 
 def read_answer_line(reply: str) -> AnswerLine | None:
-    """The value of the reply's last answer line, or of its last ``\\boxed{}``; ``None`` when it has neither."""
+    """The value of the reply's last answer line, or of its last ``\\boxed{}``, or of a label in another
+    language on its last lines, or the reply itself when it is one short line; ``None`` when none of these."""
     text, _ = split_reasoning(reply.replace("\r\n", "\n").replace("\r", "\n"))
     lines = text.split("\n")
     found: AnswerLine | None = None
@@ -145,4 +166,40 @@ def read_answer_line(reply: str) -> AnswerLine | None:
     if boxed and boxed[-1].strip():
         line_end = text.find("\n", text.rfind("\\boxed{"))
         return _value("\\boxed{" + boxed[-1] + "}", text[line_end + 1:] if line_end >= 0 else "")
+    return _any_label(lines) or _bare(lines)
+
+
+def _any_label(lines: list[str]) -> AnswerLine | None:
+    """The value under a short label in any language on one of the reply's last lines ("Antwort: Dana")."""
+    filled = [i for i, line in enumerate(lines) if line.strip() and not _FENCE.match(line)]
+    for i in reversed(filled[-_LAST_LINES:]):
+        m = _ANY_LABEL.match(_plain(lines[i]).strip())
+        if m is None:
+            continue
+        value = _value(m.group("value"))
+        if value.text:
+            label = m.group("label")
+            return AnswerLine(text=value.text, spans=value.spans, tail="\n".join(lines[i + 1:]),
+                              how=f"answer read after the label {label!r}, not 'Answer:'")
     return None
+
+
+def _bare(lines: list[str]) -> AnswerLine | None:
+    """The whole reply as its value when it is one short line."""
+    filled = [line for line in lines if line.strip()]
+    if len(filled) != 1:
+        return None
+    line = _plain(filled[0]).strip()
+    if len(line) > _BARE_CHARS or len(line.split()) > _BARE_WORDS:
+        return None
+    value = _value(line)
+    return AnswerLine(text=value.text, spans=value.spans, how="the whole one-line reply read as the answer "
+                                                              "(no 'Answer:' label)") if value.text else None
+
+
+def answered_before_cut(reply: str) -> bool:
+    """Whether a reply cut by the token limit had already given its answer: an English answer line (or a
+    ``\\boxed{}``) with more text after it, so the cut fell in what followed and not in the value. A label
+    in another language or a bare reply is read only at the reply's end, where the cut may have clipped it."""
+    line = read_answer_line(reply)
+    return line is not None and line.how is None and bool(line.tail.strip())

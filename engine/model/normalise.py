@@ -24,6 +24,15 @@ _HARMONY_FINAL = re.compile(
 _HARMONY_TOKEN = re.compile(r"<\|(?:start|end|return|channel|message)\|>")
 _OPEN, _CLOSE = "<think>", "</think>"
 _SEED_OPEN, _SEED_CLOSE = "<seed:think>", "</seed:think>"
+# Chat-template end markers a server left in the text (``<|im_end|>``, ``<|eot_id|>``, ``<|end|>``,
+# ``<|endoftext|>``, ``<end_of_turn>``, ``</s>``): read by their shape, a special token whose name begins
+# with end / eot / eom / eos, and only where they end the reply, so other markers (a text tool call's
+# ``<|tool_call_end|>``) stay for :mod:`engine.model.textcalls`. The scan looks at the reply's last 400
+# characters only.
+_END_TOKENS = re.compile(r"(?:\s*(?:<\|(?:im_)?(?:end|eot|eom|eos)[a-z_]{0,16}\|>|<(?:end|eot|eos)_[a-z_]{1,16}>"
+                         r"|</s>))+\s*\Z")
+# Hunyuan's answer block: the whole answer between ``<answer>`` and ``</answer>`` (the close may be cut off).
+_ANSWER_BLOCK = re.compile(r"\A\s*<answer>(.*?)(?:</answer>\s*)?\Z", re.DOTALL)
 
 
 def split_reasoning(content: str) -> tuple[str, str | None]:
@@ -34,6 +43,8 @@ def split_reasoning(content: str) -> tuple[str, str | None]:
     reasoning), an unclosed ``<think>`` (the model never finished
     thinking: everything after it is reasoning) and gpt-oss analysis text leaked by a server without a
     reasoning parser, either as plain ``analysis…assistantfinal`` or with its ``<|channel|>`` tokens still in.
+    Chat-template end markers that close the answer are dropped, and an answer wrapped whole in
+    ``<answer>…</answer>`` (Hunyuan) is unwrapped.
     """
     parts: list[str] = []
     if _SEED_OPEN in content or _SEED_CLOSE in content:
@@ -50,7 +61,18 @@ def split_reasoning(content: str) -> tuple[str, str | None]:
         parts.append(after.strip())
     text = _gpt_oss_plain(text, parts)
     reasoning = "\n\n".join(p for p in parts if p) or None
-    return text.strip(), reasoning
+    return _unwrapped(text).strip(), reasoning
+
+
+def _unwrapped(text: str) -> str:
+    """The answer without the template's end markers after it and without an ``<answer>`` block around it."""
+    end = _END_TOKENS.search(text[-400:])
+    if end:
+        text = text[: len(text) - 400 + end.start()] if len(text) > 400 else text[: end.start()]
+    block = _ANSWER_BLOCK.match(text)
+    if block and "<answer>" not in block.group(1):
+        return block.group(1)
+    return text
 
 
 def _think_blocks(text: str, parts: list[str]) -> str:

@@ -18,8 +18,9 @@ not ``38 km/h``, and ``thirty-four and a half`` is ``34.5``. What is read:
   ``3×``: two of an item in a list), read as a count so that no reader takes ``x2`` for a code; a product
   written with spaces (``2 x 64.50``) and a dimension (``16x24``) are not multipliers;
 - times of day: ``16:00``, ``4pm``, ``4 p.m.``, ``16h00``, ``noon``, ``ten o'clock``, ``four in the
-  afternoon``, and ranges (``10.00–16.00``, ``10h–16h``, ``open 10 to 4``, ``Saturday 10–4``; after a bare
-  ``from``, ``from 10 to 4`` is read as counts first and times second).
+  afternoon``, an hour with a marker after it on the 24-hour clock (``16 Uhr``, ``16時``, ``16시``), and
+  ranges (``10.00–16.00``, ``10h–16h``, ``10 bis 16 Uhr``, ``open 10 to 4``, ``Saturday 10–4``; after a
+  bare ``from``, ``from 10 to 4`` is read as counts first and times second).
 
 A notation that can be read two ways keeps both readings, the usual one first (``1,234`` is 1234, or 1.234
 with a decimal comma; ``seventy-seven thirty-one`` is 7731, or 77.31 as a price). A check that matches only
@@ -166,6 +167,16 @@ _HOUR_RANGE = re.compile(rf"\b(?P<lead>open(?:s|ing)?(?:\s+from)?|{_DAY}(?:\s+fr
                          r"\s?(?:[–—-]|to|until|till)\s?"
                          r"(?P<h2>[01]?\d|2[0-4])(?![\d%:]|[.,]\d|\s?(?:[ap]\.?\s?m\b|h\b|[^\W\d_]))", re.I)
 
+# An hour followed by a marker that makes it a time of day on the 24-hour clock, in the languages that write
+# one after the number ("16 Uhr", "16時", "16시"); the duration words those languages build on the same
+# marker ("16時間", "16시간") are not. "h" alone is no such marker: "10 h" is as often ten hours.
+_HOUR_MARK = r"(?:uhr\b|[時时](?!間|间)|시(?!간))"
+_MARKED_HOUR = re.compile(rf"(?<![\d.,:])(?P<h>[01]?\d|2[0-4])\s?{_HOUR_MARK}", re.I)
+# A range whose marker follows its second hour ("10 bis 16 Uhr", "10–16 Uhr"): the marker holds for both. The
+# joint is a dash or one short word of letters in any language ("bis", "to", "à").
+_MARKED_RANGE = re.compile(rf"(?<![\d.,:])(?P<h1>[01]?\d|2[0-4])\s?(?:[–—-]|\s[^\W\d_]{{1,5}}\s)\s?"
+                           rf"(?P<h2>[01]?\d|2[0-4])\s?{_HOUR_MARK}", re.I)
+
 
 def _clock(hours: int, minutes: int = 0) -> Reading:
     return Reading(Decimal(hours % 24 * 60 + minutes), CLOCK, Decimal(1))
@@ -198,6 +209,11 @@ def _clocks(text: str, taken: bytearray) -> list[Quantity]:
     for m in _H_RANGE.finditer(text):
         add(m.start("h1"), m.end("h1") + 1, [_clock(int(m.group("h1")))])
         add(m.start("h2"), m.end(), [_clock(int(m.group("h2")))])
+    for m in _MARKED_RANGE.finditer(text):
+        add(m.start("h1"), m.end("h1"), [_clock(int(m.group("h1")))])
+        add(m.start("h2"), m.end(), [_clock(int(m.group("h2")))])
+    for m in _MARKED_HOUR.finditer(text):
+        add(m.start(), m.end(), [_clock(int(m.group("h")))])
     for m in _HOUR_RANGE.finditer(text):
         first, second = int(m.group("h1")), int(m.group("h2"))
         if second <= first and second < 12:

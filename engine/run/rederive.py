@@ -3,10 +3,12 @@ from the stored transcript, the bank and the run's settings is worked out again 
 
 * Each trial the grader judged is regraded with ``rescore_run`` (the code path of ``sllmb rescore``; code
   trials in the sandbox) and every grade field must equal the stored one.
-* A trial the grader never saw must carry exactly the record the runner writes for it: a reply cut at the
-  token limit (its last reply says ``finish_reason: length``) is a failed truncation of the class its text
-  gives, never a pass; a model failure (context overflow, broken tool-call JSON) fails with score 0; an
-  exclusion (infrastructure or invalid) has an error and no grade, so it scores nothing.
+* A trial cut at the token limit (its last reply says ``finish_reason: length``) carries the truncation
+  class its text gives, and is regraded by the one rule for cuts (:mod:`engine.episodes.cut`): graded on
+  its answer when that came whole before the cut, a failed truncation otherwise.
+* A trial the grader never saw must carry exactly the record the runner writes for it: a model failure
+  (context overflow, broken tool-call JSON) fails with score 0; an exclusion (infrastructure or invalid)
+  has an error and no grade, so it scores nothing.
 * Its ``task_hash`` is today's hash of the task (a past one from ``tasks/HASHES.yaml`` is a trial of an older
   version, which today's graders cannot regrade; any other was never the bank's), and equals the file's
   ``task_hashes`` entry; its grading version is not newer than the bank's.
@@ -123,21 +125,6 @@ def _record_problems(trial: TrialRecord) -> list[Problem]:
         if not cut:
             out.append(Problem(where, "truncation", f"stored {trial.truncation!r}, but the last reply did not run "
                                                     "out of tokens (its finish_reason is not 'length')"))
-            return out
-        assert last is not None
-        text = last.content or last.reasoning or ""
-        derived = trial.truncation if not last.content and text.endswith(CLIPPED_REASONING) else truncation_class(text)
-        if trial.truncation != derived:
-            out.append(Problem(where, "truncation", f"stored {trial.truncation!r}, re-derived {derived!r}: the last "
-                                                    "reply ran out of tokens"))
-        # What the runner writes for a cut reply (runner.Runner._episode), and nothing else.
-        spent = not last.content and bool(last.reasoning)
-        expected = Grade(score=0.0, passed=False, reason=f"truncated ({derived})",
-                         hard_gate="degenerate" if derived == "degenerate" else None,
-                         details={"reasoning_spent_budget": True} if spent else {})
-        out += compare_grades(where, trial.grade, expected, "a trial that ran out of tokens fails with score 0")
-        if not trial.error:
-            out.append(Problem(where, "error", "a trial that ran out of tokens records why"))
         return out
     if trial.error is not None:
         # A model failure the runner caught (ModelFailure): a counted failure with score 0.
@@ -234,16 +221,27 @@ def rederive_run(run: RunFile, tasks_dir: Path, *, sandbox_factory: Callable[[],
 
 
 def _cut_problems(trial: TrialRecord) -> list[Problem]:
-    """The runner ends a trial at its first reply cut at the token limit, and records it as a truncation."""
-    last = _last_assistant(trial)
+    """The runner ends a trial at its first reply cut at the token limit, and records it as a truncation of
+    the class its text gives, with the reason it ended."""
+    where, last = _key(trial), _last_assistant(trial)
     early = [i for i, t in enumerate(trial.turns) if t.role == "assistant" and t.finish_reason == "length"
              and t is not last]
     out = []
     if early:
-        out.append(Problem(_key(trial), "turns", f"turn {early[0]} ran out of tokens, but the conversation goes on: "
-                                                 "the runner ends a trial at its first cut reply"))
-    if regradable(trial) and last is not None and last.finish_reason == "length":
-        # The file calls it complete (truncation "none", no error), and it was regraded above as if whole.
-        out.append(Problem(_key(trial), "truncation", "stored 'none', but the last reply ran out of tokens "
-                                                      "(finish_reason 'length'): such a trial fails"))
+        out.append(Problem(where, "turns", f"turn {early[0]} ran out of tokens, but the conversation goes on: "
+                                           "the runner ends a trial at its first cut reply"))
+    excluded = trial.infra or trial.invalid_reason is not None
+    if excluded or last is None or last.finish_reason != "length":
+        return out
+    if trial.truncation == "none":
+        # The file calls it complete (truncation "none"), and it was regraded above as if whole.
+        return out + [Problem(where, "truncation", "stored 'none', but the last reply ran out of tokens "
+                                                   "(finish_reason 'length'): record its class")]
+    text = last.content or last.reasoning or ""
+    derived = trial.truncation if not last.content and text.endswith(CLIPPED_REASONING) else truncation_class(text)
+    if trial.truncation != derived:
+        out.append(Problem(where, "truncation", f"stored {trial.truncation!r}, re-derived {derived!r}: the last "
+                                                "reply ran out of tokens"))
+    if not trial.error:
+        out.append(Problem(where, "error", "a trial that ran out of tokens records why"))
     return out

@@ -1,8 +1,10 @@
 """Regrade the stored trials of a result file with the current graders. No model is called.
 
 Only trials the grader judged are regraded: a trial that ended in an infra error, was declared invalid, or
-was failed by the runner before grading (a truncation, a context overflow, broken tool-call JSON) keeps its
-record, because its verdict never came from a grader. A trial whose task changed since the run (its task
+was failed by the runner before grading (a context overflow, broken tool-call JSON) keeps its record,
+because its verdict never came from a grader. A trial cut by the token limit is regraded by the one rule
+for cuts (:mod:`engine.episodes.cut`): graded on its answer when that came whole before the cut, failed as
+a truncation otherwise. A trial whose task changed since the run (its task
 hash no longer matches the bank) is not regraded either: the stored transcript answers a different task. A
 task whose grading version was bumped (the ``version`` field, outside the hash) is regraded and the trial
 records the new version; a trial that failed before grading keeps its verdict and is stamped with the
@@ -19,9 +21,10 @@ from pathlib import Path
 from engine.bank.load import find_tasks
 from engine.core.errors import BenchError, UserError
 from engine.core.results import RAW_SUFFIX
-from engine.core.schema import RunFile, TrialRecord
+from engine.core.schema import Grade, RunFile, TrialRecord
 from engine.episodes import MODULES
 from engine.episodes.base import Env, LoadedTask
+from engine.episodes.cut import complete_before_cut, cut_grade, truncated_grade
 from engine.sandbox.handle import SandboxHandle, open_sandbox
 
 
@@ -39,8 +42,15 @@ class RescoreReport:
 
 
 def regradable(trial: TrialRecord) -> bool:
-    """True for trials whose grade came from the module's grader (see the module docstring)."""
-    return trial.scorable and trial.error is None and trial.truncation == "none"
+    """True for trials whose grade came from the module's grader or the rule for cuts (see the module
+    docstring)."""
+    return trial.scorable and (trial.error is None and trial.truncation == "none" or cut_trial(trial))
+
+
+def cut_trial(trial: TrialRecord) -> bool:
+    """A trial the runner ended at a reply cut by the token limit (its last reply says so)."""
+    last = next((t for t in reversed(trial.turns) if t.role == "assistant"), None)
+    return trial.truncation != "none" and last is not None and last.finish_reason == "length"
 
 
 def rescore_run(
@@ -77,6 +87,11 @@ def rescore_run(
             new_trials.append(trial)
             continue
         module = MODULES[task.task.module]
+        cut = cut_trial(trial)
+        if cut and not complete_before_cut(module, task, trial.turns):
+            # Failed as a truncation, whatever the module: no grader (and no sandbox) is needed.
+            new_trials.append(_regraded(report, trial, truncated_grade(trial.turns, trial.truncation), task))
+            continue
         if task.task.module == "code" and not sandbox_tried:
             sandbox_tried = True
             if sandbox_factory is not None:
@@ -92,19 +107,24 @@ def rescore_run(
             continue
         env = Env(max_tokens=run.settings.max_tokens, seed=trial.seed, sandbox=sandbox)
         try:
-            grade = module.grade(task, trial.turns, env)
+            grade = cut_grade(module, task, trial.turns, env, trial.truncation) if cut else module.grade(
+                task, trial.turns, env)
         except BenchError as exc:
             report.not_regraded.append((trial.task_id, trial.trial, f"grader failed: {exc}"))
             new_trials.append(trial)
             continue
-        old = trial.grade
-        assert old is not None
-        if grade.score != old.score or grade.passed != old.passed:
-            report.changed.append((trial.task_id, trial.trial, old.score, grade.score))
-        report.regraded += 1
-        new_trials.append(trial.model_copy(update={"grade": grade, "task_version": task.task.version}))
+        new_trials.append(_regraded(report, trial, grade, task))
     report.run = run.model_copy(update={"trials": new_trials})
     return report
+
+
+def _regraded(report: RescoreReport, trial: TrialRecord, grade: Grade, task: LoadedTask) -> TrialRecord:
+    old = trial.grade
+    assert old is not None
+    if grade.score != old.score or grade.passed != old.passed:
+        report.changed.append((trial.task_id, trial.trial, old.score, grade.score))
+    report.regraded += 1
+    return trial.model_copy(update={"grade": grade, "task_version": task.task.version})
 
 
 def sandbox_factory(name: str | None) -> Callable[[], SandboxHandle]:

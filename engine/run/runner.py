@@ -24,6 +24,7 @@ from engine.core.results import write_run_file
 from engine.core.schema import Grade, Provenance, RunFile, TrialRecord, Turn
 from engine.episodes import MODULES
 from engine.episodes.base import Conversation, Env, LoadedTask
+from engine.episodes.cut import cut_grade
 from engine.model import servers
 from engine.model.client import ChatClient, Observed, SilentTruncation
 from engine.model.local_server import LocalServer
@@ -112,10 +113,14 @@ class Runner:
             invalid_reason, error = "silent_truncation", str(exc)
         except Truncated as exc:
             truncation, error = exc.truncation, str(exc)
-            gate = "degenerate" if exc.truncation == "degenerate" else None
-            spent = bool(convo.turns and not convo.turns[-1].content and convo.turns[-1].reasoning)
-            grade = Grade(score=0.0, passed=False, reason=f"truncated ({exc.truncation})", hard_gate=gate,
-                          details={"reasoning_spent_budget": True} if spent else {})
+            # Graded on its answer when that came whole before the cut; failed as a truncation otherwise.
+            try:
+                if module.spec.runs_code:
+                    grade = await asyncio.to_thread(cut_grade, module, task, convo.turns, env, exc.truncation)
+                else:
+                    grade = cut_grade(module, task, convo.turns, env, exc.truncation)
+            except InfraError as infra_exc:  # the sandbox failed while grading the cut answer: excluded
+                infra, error, truncation, grade = True, str(infra_exc), "none", None
         except ModelFailure as exc:
             error = str(exc)
             grade = Grade(score=0.0, passed=False, reason=exc.kind)

@@ -82,3 +82,42 @@ def test_the_text_after_the_answer_is_kept_for_the_stance_reader():
     assert line is not None and line.text == "369" and line.tail.strip() == "Actually, wait: it is 367."
     boxed = read_answer_line("So $\\boxed{369}$.\nOr 367 if boxes do not count.")
     assert boxed is not None and boxed.text == "369" and boxed.tail == "Or 367 if boxes do not count."
+
+
+@pytest.mark.parametrize("reply, value, label", [
+    ("Zunächst hat Priya übernommen, dann Dana.\n\nAntwort: Dana", "Dana", "Antwort"),
+    ("原子塔位于布鲁塞尔，所以他去过比利时。\n\n答案：Tomasz", "Tomasz", "答案"),
+    ("VAR_TNXJV = 89009 입니다.\n\n답: 89009", "89009", "답"),
+    ("Le total est calculé ainsi.\n\n**Réponse :** 369\n\nBonne journée", "369", "Réponse"),
+])
+def test_a_label_in_the_replys_own_language_is_read_by_its_shape(reply, value, label):
+    line = read_answer_line(reply)
+    assert line is not None and line.text == value
+    assert line.how is not None and label in line.how
+
+
+@pytest.mark.parametrize("reply", [
+    "Um 10:05 hat Dana die Aufgabe übernommen.\nPriya war einverstanden und Luis hat es notiert, danke.",
+    "Hier ist die Rechnung.\nSchritt 3: 12 * 4 = 48\nDas war es schon, viel Erfolg beim Lernen und Rechnen.",
+    "Antwort: Dana\nweiter\nnoch mehr\nund noch mehr Text",  # a label not on the last two lines
+])
+def test_no_label_shape_on_the_last_lines_is_no_answer(reply):
+    line = read_answer_line(reply)
+    assert line is None or line.how is None and line.text == "Dana"
+
+
+def test_an_english_label_anywhere_wins_over_a_foreign_one_at_the_end():
+    line = read_answer_line("Answer: 367\n\nAntwort: 369")
+    assert line is not None and line.text == "367" and line.how is None
+
+
+@pytest.mark.parametrize("reply, value", [("Dana", "Dana"), ("10:3,8:1,4:1,3:1", "10:3,8:1,4:1,3:1"),
+                                          ("**89\u00a0009**", "89\u00a0009")])
+def test_a_reply_that_is_only_the_value_is_the_value(reply, value):
+    line = read_answer_line(reply)
+    assert line is not None and line.text == value and line.how is not None
+
+
+@pytest.mark.parametrize("reply", ["I think it is 369.", "Dana\nPriya", "The owner after the handover is Dana"])
+def test_a_sentence_or_two_lines_is_not_a_bare_value(reply):
+    assert read_answer_line(reply) is None

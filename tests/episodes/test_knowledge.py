@@ -83,3 +83,18 @@ def test_an_arithmetic_answer_the_reader_cannot_read_is_a_load_error(tmp_path):
     bad.write_text(source.replace('answer: "85.80"', 'answer: "about 86"'))
     with pytest.raises(UserError, match="not a number"):
         load_task(bad)
+
+
+@pytest.mark.parametrize("text", ["10:3,8:1,4:1,3:1", "Die Schleife zählt jede Zahl.\n\nAntwort: 10:3,8:1,4:1,3:1",
+                                  "<answer>10:3,8:1,4:1,3:1</answer>", "Answer: 10:3,8:1,4:1,3:1<end_of_turn>"])
+def test_a_bare_labelled_or_wrapped_printed_line_is_an_answer(text):
+    trial = replay("kn_dict_counter", [Action(text=text)])
+    assert trial.passed
+    # Only the readings that are not an English label say so (the answer block holds a bare value).
+    assert bool(trial.grade.unsure) == (not text.startswith("Answer"))
+
+
+@pytest.mark.parametrize("text", ["10:3,8:1,4:1", "The loop counts every number and prints them sorted.",
+                                  "Antwort: 10:3,8:1,4:1"])
+def test_a_bare_or_foreign_labelled_wrong_line_fails(text):
+    assert not replay("kn_dict_counter", [Action(text=text)]).passed

@@ -84,3 +84,26 @@ def test_prompt_floor_stays_below_an_honest_count():
     table = "| a | b |\n|" + "-" * 5000 + "|\n"
     assert prompt_token_floor([{"role": "user", "content": table}]) < 10
     assert prompt_token_floor([{"role": "user", "content": " " * 10000 + "x"}]) < 5
+
+
+@pytest.mark.parametrize("content, answer", [
+    ("Answer: 10:3,8:1<end_of_turn>", "Answer: 10:3,8:1"),
+    ("Answer: Dana<|im_end|>\n", "Answer: Dana"),
+    ("Answer: 7 <|eot_id|><|end_of_text|>", "Answer: 7"),
+    ("Answer: 7<|end|>", "Answer: 7"),
+    ("Answer: 7</s>", "Answer: 7"),
+    ("<think>\ncounting\n</think>\n<answer>10:3,8:1,4:1,3:1</answer>", "10:3,8:1,4:1,3:1"),
+    ("<answer>Dana, because the handover", "Dana, because the handover"),  # cut before its close
+])
+def test_template_end_markers_and_the_answer_block_are_removed(content, answer):
+    assert split_reasoning(content)[0] == answer
+
+
+@pytest.mark.parametrize("content", [
+    "<|tool_call_start|>[lookup(city='Oslo')]<|tool_call_end|>",  # a text tool call keeps its markers
+    "Use <end_of_turn> to end a Gemma turn.",                       # a marker inside the text is text
+    "Wrap it in <answer> tags, then write <answer>x</answer>",       # not an answer block around the reply
+    "The tag <b>",
+])
+def test_markers_that_do_not_end_the_reply_stay(content):
+    assert split_reasoning(content)[0] == content

@@ -97,8 +97,24 @@ def test_units_before_and_after_the_number(text, read):
     ("open 10 to 4", ["10:00", "16:00"]),
     ("Saturday: 10–4", ["10:00", "16:00"]),
     ("10 am until 4 pm", ["10:00", "16:00"]),
+    ("Samstags von 10 bis 16 Uhr", ["10:00", "16:00"]),
+    ("10–16 Uhr", ["10:00", "16:00"]),
+    ("土曜日は10時から16時まで", ["10:00", "16:00"]),
+    ("10시부터 16시까지", ["10:00", "16:00"]),
+    ("um 4 Uhr", ["04:00"]),  # the 24-hour clock: 4 Uhr is not 16:00
 ])
 def test_times_of_day(text, read):
+    assert values(text) == read
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("10 bis 16 Tage", ["10", "16"]),  # a range of days, not hours
+    ("16時間", []),                     # sixteen hours, a duration
+    ("16시간", []),
+    ("10 Stunden", ["10"]),
+    ("Uhrzeit 10", ["10"]),             # the marker must follow the hour
+])
+def test_an_hour_marker_makes_a_time_only_after_the_hour(text, read):
     assert values(text) == read
 
 

@@ -154,3 +154,20 @@ def test_a_conversation_that_goes_on_after_a_cut_reply_is_refused(honest: RunFil
 
     problems = _problems(_forge(honest, "kn_rail_pass", 0, cut_then_more))
     assert ("kn_rail_pass#0", "turns") in {(p.where, p.field) for p in problems}
+
+
+def test_a_cut_after_a_complete_answer_re_derives_graded_on_it(honest: RunFile) -> None:
+    def cut_after_answer(t: TrialRecord) -> TrialRecord:
+        assert t.grade is not None and t.grade.passed
+        turns = list(t.turns)
+        turns[-1] = turns[-1].model_copy(update={"content": turns[-1].content + "\n\nThat is because the",
+                                                 "finish_reason": "length"})
+        grade = t.grade.model_copy(update={"unsure": "check: cut by the token limit after its answer",
+                                           "details": {**t.grade.details, "graded_after_cut": True}})
+        return t.model_copy(update={"turns": turns, "truncation": "incomplete", "error": "ran out", "grade": grade})
+
+    forged = _forge(honest, "kn_bakery_batches", 1, cut_after_answer)
+    assert _problems(forged) == []
+    # The same file with the class left out, or the cut forgotten, is refused.
+    wrong = _forge(forged, "kn_bakery_batches", 1, lambda t: t.model_copy(update={"truncation": "degenerate"}))
+    assert [p.field for p in _problems(wrong)] == ["truncation"]

@@ -13,6 +13,7 @@ from typing import Literal
 from engine.analysis.judge.reply import JudgeReply
 from engine.core.schema import TrialRecord
 from engine.episodes import SPECS
+from engine.episodes.cut import graded_after_cut
 from engine.episodes.spec import JudgePolicy
 
 
@@ -33,10 +34,13 @@ VerdictStatus = Literal["upheld", "rescued", "demoted", "refused", "advisory", "
 
 
 def trial_hard_gate(trial: TrialRecord) -> str | None:
-    """The hard gate a trial failed, if any: the grader's own, or a reply cut at the token limit (a trial that
-    ran out of tokens is never passed, looping or not)."""
+    """The hard gate a trial failed, if any: the grader's own, or a reply cut at the token limit before its
+    answer was complete (such a trial is never passed, looping or not; one cut after a complete answer is
+    graded on that answer, :mod:`engine.episodes.cut`)."""
     if trial.grade is not None and trial.grade.hard_gate:
         return trial.grade.hard_gate
+    if graded_after_cut(trial.grade):
+        return None
     if trial.truncation == "degenerate":
         return "degenerate"
     if trial.truncation == "incomplete":

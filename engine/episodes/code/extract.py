@@ -52,6 +52,7 @@ class _Block:
     info: str
     text: str
     index: int
+    closed: bool = True
 
 
 def _fenced_blocks(text: str) -> list[_Block]:
@@ -75,8 +76,10 @@ def _fenced_blocks(text: str) -> list[_Block]:
                 break
             body.append(lines[i][indent:] if lines[i][:indent].strip() == "" else lines[i])
             i += 1
+        closed = i < len(lines)
         i += 1  # past the closing fence (or the end)
-        blocks.append(_Block(info=info, text=textwrap.dedent("\n".join(body)).strip("\n"), index=len(blocks)))
+        blocks.append(_Block(info=info, text=textwrap.dedent("\n".join(body)).strip("\n"), index=len(blocks),
+                             closed=closed))
     return blocks
 
 
@@ -255,6 +258,14 @@ def extract_code(reply: str, entry: str | None = None) -> Extraction:
     if found:
         return Extraction(code=found + "\n", how="lines")
     return Extraction(code="", how="none")
+
+
+def code_before_cut(reply: str, entry: str | None = None) -> bool:
+    """Whether a reply cut by the token limit had already given its code whole: the code is taken from fenced
+    blocks and every fence is closed, so the cut fell in the prose after them (:mod:`engine.episodes.cut`)."""
+    text, _ = split_reasoning(reply.replace("\r\n", "\n").replace("\r", "\n"))
+    blocks = _fenced_blocks(text)
+    return bool(blocks) and all(b.closed for b in blocks) and extract_code(reply, entry).how.startswith("fenced")
 
 
 def _looks_like_code(text: str) -> bool:

@@ -33,7 +33,7 @@ from engine.core import modeljson
 from engine.core.errors import InfraError, UserError
 from engine.core.schema import Grade, Turn
 from engine.episodes.base import Conversation, Env, LoadedTask, default_system_prompt, estimate_tokens
-from engine.episodes.code.extract import extract_code
+from engine.episodes.code.extract import code_before_cut, extract_code
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.sandbox.handle import SandboxHandle
 
@@ -534,6 +534,12 @@ class CodeModule:
     def attempts(self, body: CodeBody, turns: list[Turn]) -> list[str]:
         """The reply text of each attempt, in order, at most ``max_attempts`` of them."""
         return [t.content for t in turns if t.role == "assistant"][: body.max_attempts]
+
+    def complete_before_cut(self, task: LoadedTask[CodeBody], turns: list[Turn]) -> bool:
+        """A cut reply is graded when its code came whole, in closed fences, before the cut
+        (:mod:`engine.episodes.cut`)."""
+        replies = [t.content for t in turns if t.role == "assistant"]
+        return bool(replies) and code_before_cut(replies[-1], task.body.entry)
 
     def grade(self, task: LoadedTask[CodeBody], turns: list[Turn], env: Env) -> Grade:
         body = task.body

@@ -4,12 +4,15 @@ One question, one reply, one exact answer. The model is asked to end with ``Answ
 :mod:`engine.episodes.answer_line` and read by the readers: numbers in any notation, words included
 (:mod:`engine.readers.quantity`), and what the reply commits to (:mod:`engine.readers.stance`): a line that
 offers two different values fails, and prose after the answer line that revises, hedges or retracts it
-counts. A reply without that line is graded on the number of its last concluding sentence (arithmetic) or
-not at all (program output), because a grader that guesses generously would reward rambling.
+counts. An answer labelled in the reply's own language ("Antwort: 369") or a reply that is only the value is
+an answer, graded and marked unsure. A reply with no answer at all is graded on the number of its last
+concluding sentence (arithmetic) or not at all (program output), because a grader that guesses generously
+would reward rambling.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -17,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.core.schema import Grade, Turn
-from engine.episodes.answer_line import AnswerLine, read_answer_line
+from engine.episodes.answer_line import AnswerLine, answered_before_cut, read_answer_line
 from engine.episodes.base import (
     Conversation,
     Env,
@@ -93,9 +96,10 @@ def judge(reply: str, body: KnowledgeBody) -> Verdict:
                 return Verdict(ok, "correct" if ok else f"answered {shown} (no 'Answer:' line)", shown,
                                _joined(closing.unsure, second))
         return Verdict(False, "no 'Answer:' line and no value to read")
-    if body.kind == "arithmetic":
-        return _judge_number(line, body.answer)
-    return _judge_text(line, body.answer)
+    verdict = _judge_number(line, body.answer) if body.kind == "arithmetic" else _judge_text(line, body.answer)
+    # An answer found under a label in another language, or a reply that is only its value, is an answer;
+    # the verdict says it rests on that reading.
+    return dataclasses.replace(verdict, unsure=_joined(line.how, verdict.unsure)) if line.how else verdict
 
 
 def _joined(*notes: str | None) -> str | None:
@@ -237,6 +241,10 @@ class Knowledge:
         unsure = f"check: {verdict.unsure}"[:2000] if verdict.unsure and verdict.passed else None
         return Grade(score=score, passed=verdict.passed, breakdown={"correct": score}, reason=verdict.reason,
                      details=details, unsure=unsure)
+
+    def complete_before_cut(self, task: LoadedTask[KnowledgeBody], turns: list[Turn]) -> bool:
+        """A cut reply is graded when its answer line came before the cut (:mod:`engine.episodes.cut`)."""
+        return answered_before_cut(last_assistant_text(turns))
 
     def required_context(self, task: LoadedTask[KnowledgeBody]) -> int:
         return default_required_context(task)

@@ -6,7 +6,9 @@ hash). The prompt is the document first, then the question: the document's first
 task, so a prefix-caching server never reuses another task's prefill.
 
 Graded like knowledge, with the same answer-line reader (:mod:`engine.episodes.answer_line`): the model ends
-with ``Answer: <value>``. The line passes when it names the answer and commits to it, read by the stance
+with ``Answer: <value>`` (a label in the reply's own language, or a reply that is only the value, is read as
+one and marked unsure; a reply with no answer fails; a numeric answer is read through the quantity reader, so
+``89 009`` is 89009). The line passes when it names the answer and commits to it, read by the stance
 reader (:mod:`engine.readers.stance`): any other candidate it names (a trap, another speaker, a second value
 offered as an alternative) must be set aside on the line or said of something else in an aside ("Dana, not
 Priya" and "9082 (the west store uses 5530)" pass; "Dana or Priya", "Dana and Priya" and "9082 (or 9028)"
@@ -25,7 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.core.schema import Grade, Turn
-from engine.episodes.answer_line import AnswerLine, read_answer_line
+from engine.episodes.answer_line import AnswerLine, answered_before_cut, read_answer_line
 from engine.episodes.base import Conversation, Env, LoadedTask, default_system_prompt, estimate_tokens
 from engine.episodes.long_context.haystack import (
     HAYSTACK_VERSION,
@@ -38,6 +40,7 @@ from engine.episodes.long_context.haystack import (
 )
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.model.normalise import split_reasoning
+from engine.readers import quantity
 from engine.readers.stance import OFFERED, Mention, after_answer, roles
 
 INSTRUCTION = ("Use only the document above. You may reason briefly, then end your reply with one line: "
@@ -217,6 +220,15 @@ def _judge_line(body: LongContextBody, text: str, find: Callable[[str], list[Men
     return Verdict(True, "correct", unsure), body.answer
 
 
+def _same_number(gold: str, given: str) -> bool:
+    """A numeric answer written with its digits grouped ("89 009" with a no-break space, "89,009") is the
+    number: read through the quantity reader. A gold with a leading zero is a code, never a number."""
+    if not gold.isdigit() or gold.startswith("0"):
+        return False
+    want, got = quantity.parse(gold), quantity.parse(given)
+    return want is not None and got is not None and quantity.compare(want, got) == (True, False)
+
+
 def judge_answer(body: LongContextBody, line: AnswerLine) -> Verdict:
     """The verdict on the model's answer line and the prose after it.
 
@@ -229,7 +241,7 @@ def judge_answer(body: LongContextBody, line: AnswerLine) -> Verdict:
     value = _norm(line.text)
     golds = {_norm(g) for g in [body.answer, *body.accept]}
     find = _finder(body)
-    if value in golds or any(_norm(s) in golds for s in line.spans):
+    if value in golds or any(_norm(s) in golds for s in line.spans) or _same_number(body.answer, line.text):
         verdict, committed = Verdict(True, "correct"), body.answer
     else:
         verdict, committed = _judge_line(body, value, find)
@@ -274,12 +286,20 @@ class LongContext:
             return Grade(score=0.0, passed=False, breakdown={"correct": 0.0},
                          reason="no 'Answer:' line", details=details)
         verdict = judge_answer(body, line)
+        if line.how:
+            # A label in the reply's own language, or a reply that is only its value: an answer, said unsure.
+            verdict = Verdict(verdict.passed, verdict.reason, "; ".join(n for n in (line.how, verdict.unsure) if n))
         details["answer_given"] = line.text[:200]
         score = 1.0 if verdict.passed else 0.0
         # Only a pass can rest on a reading that could not decide (the rule every module's grade follows).
         unsure = f"check: {verdict.unsure}"[:2000] if verdict.unsure and verdict.passed else None
         return Grade(score=score, passed=verdict.passed, breakdown={"correct": score}, reason=verdict.reason,
                      details=details, unsure=unsure)
+
+    def complete_before_cut(self, task: LoadedTask[LongContextBody], turns: list[Turn]) -> bool:
+        """A cut reply is graded when its answer line came before the cut (:mod:`engine.episodes.cut`)."""
+        replies = [t for t in turns if t.role == "assistant"]
+        return bool(replies) and answered_before_cut(replies[-1].content)
 
     def required_context(self, task: LoadedTask[LongContextBody]) -> int:
         """Exactly the prompt this task sends (estimated generously), its reply budget and a margin for the

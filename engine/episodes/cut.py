@@ -1,0 +1,59 @@
+"""The one rule for a reply cut by the token limit: the cut fails the trial only when what the grader needs
+is not complete before it.
+
+A module may say what "complete" means for it (``complete_before_cut(task, turns)``): an answer line
+followed by more text (knowledge, long_context), every fenced code block closed (code). Tools does not yet:
+its final-message checks cannot tell a complete report from working cut before its choice (a list of the
+four cities read as the pick), so every cut tools reply still fails. A cut reply
+that is complete is graded like any other, and a pass is marked unsure ("cut by the token limit after its
+answer"): the grader read an answer the model never finished explaining. Every other cut reply fails as a
+truncation of its class (degenerate when it was looping, incomplete otherwise), as before; a module that
+says nothing keeps that rule for every cut.
+
+The runner (a trial as it runs) and rescore (a stored trial regraded) both grade a cut trial here, so the
+two never disagree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.core.schema import Grade, Turn
+from engine.episodes.base import Env, LoadedTask
+
+CUT_NOTE = "cut by the token limit after its answer"
+CUT_DETAIL = "graded_after_cut"
+
+
+def complete_before_cut(module: Any, task: LoadedTask, turns: list[Turn]) -> bool:
+    """Whether the module finds what its grader needs whole in a trial whose last reply was cut."""
+    check = getattr(module, "complete_before_cut", None)
+    return bool(check is not None and check(task, turns))
+
+
+def truncated_grade(turns: list[Turn], kind: str) -> Grade:
+    """The grade of a cut trial whose answer was not complete: a failure of its truncation class."""
+    last = turns[-1] if turns else None
+    spent = bool(last is not None and last.role == "assistant" and not last.content and last.reasoning)
+    return Grade(score=0.0, passed=False, reason=f"truncated ({kind})",
+                 hard_gate="degenerate" if kind == "degenerate" else None,
+                 details={"reasoning_spent_budget": True} if spent else {})
+
+
+def cut_grade(module: Any, task: LoadedTask, turns: list[Turn], env: Env, kind: str) -> Grade:
+    """The grade of a trial whose last reply ran out of tokens (class ``kind``)."""
+    if not complete_before_cut(module, task, turns):
+        return truncated_grade(turns, kind)
+    grade: Grade = module.grade(task, turns, env)
+    # Recorded so that nothing downstream takes the cut for the verdict (the judge's hard gate).
+    details = {**grade.details, CUT_DETAIL: True}
+    if not grade.passed:
+        return grade.model_copy(update={"details": details})
+    note = f"check: {CUT_NOTE}"
+    unsure = f"{note}; {grade.unsure.removeprefix('check: ')}" if grade.unsure else note
+    return grade.model_copy(update={"unsure": unsure[:2000], "details": details})
+
+
+def graded_after_cut(grade: Grade | None) -> bool:
+    """Whether a cut trial's grade was made on its answer, which came whole before the cut."""
+    return grade is not None and grade.details.get(CUT_DETAIL) is True
