@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from engine.core.errors import InfraError, UserError
+from engine.core.textclip import shorten
 from engine.index.aa import AA_BASE_ENV, AA_KEY_ENV, DEFAULT_AA_BASE, DEFAULT_AA_PATH, sync_aa
 from engine.index.data import DEFAULT_DATA_DIR, chosen_scores, load_entries, today
 from engine.index.hardware import DEVICES, FIT_SHARE, QUANT_BITS, Layout, device_named, estimate
@@ -151,7 +152,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     print("core figures per lab: checked / all (unchecked whose primary document cannot be read here)")
     for lab, st in by_lab(entries).items():
         if st.figures:
-            name = lab if len(lab) <= 46 else lab[:45] + "…"
+            name = shorten(lab, 46)
             print(f"  {name:<48}{st.verified:>4} / {st.figures:<4}({st.unreadable})")
     return 0
 

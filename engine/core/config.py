@@ -142,3 +142,17 @@ def endpoint_url(text: str) -> str:
         raise argparse.ArgumentTypeError(f"port {port} is out of range (1 to 65535) in {value!r}{example}")
     scrub.register_url(value)
     return value
+
+
+def endpoint_host(endpoint: str, what: str = "endpoint") -> str:
+    """Host and port only, as a file records an endpoint: a URL may carry credentials (user:key@host) that
+    must never reach a file. ``what`` names the endpoint in the error (the run's, the judge's)."""
+    import httpx
+
+    try:
+        url = httpx.URL(endpoint)
+    except (httpx.InvalidURL, TypeError) as exc:
+        raise UserError(f"{what} {endpoint!r} is not a URL; give e.g. http://127.0.0.1:8080/v1") from exc
+    if not url.host:
+        raise UserError(f"{what} {endpoint!r} has no host; give e.g. http://127.0.0.1:8080/v1")
+    return f"{url.host}:{url.port}" if url.port else url.host

@@ -167,33 +167,43 @@ class Timings(Strict):
     prompt_tps: float | None = None
 
 
-class Reply(Strict):
-    """What the model answered to one chat request, normalised across servers."""
-
-    content: str = ""
-    reasoning: str | None = None
-    tool_calls: list[ToolCall] = Field(default_factory=list)
-    # Calls past the per-reply cap (RequestLimits.max_tool_calls): dropped before anything runs them.
-    tool_calls_refused: int = Field(default=0, ge=0)
-    finish_reason: str | None = None
-    usage: Usage = Field(default_factory=Usage)
-    timings: Timings = Field(default_factory=Timings)
-
-
 class Turn(Strict):
-    """One message of a trial's conversation, with the reply's metadata on assistant turns."""
+    """One message of a trial's conversation, with the reply's metadata on assistant turns: the one message
+    type from the client to the result file (the client turns a list of them into the wire format at its
+    edge, ``engine.model.client.wire_messages``). ``content`` is always text, empty when a reply only calls
+    tools."""
 
     role: Literal["system", "user", "assistant", "tool"]
     content: str = ""
     reasoning: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
-    # Calls of this reply past the per-reply cap, never executed (see Reply.tool_calls_refused).
+    # Calls of this reply past the per-reply cap (RequestLimits.max_tool_calls): dropped before anything runs
+    # them, and counted here so the module can tell the model they were refused.
     tool_calls_refused: int = Field(default=0, ge=0)
     tool_call_id: str | None = None
     name: str | None = None
     finish_reason: str | None = None
     usage: Usage | None = None
     timings: Timings | None = None
+
+    def __eq__(self, other: object) -> bool:
+        # A turn is its fields: the reply as the client returned it (an AssistantTurn) equals the same turn
+        # read back from the result file (a Turn). Pydantic's own equality would also compare the classes.
+        if isinstance(other, Turn):
+            return self.__dict__ == other.__dict__
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as every pydantic model that is not frozen
+
+
+class AssistantTurn(Turn):
+    """A model's reply as the client returns it, normalised across servers: an assistant turn whose usage and
+    timings are always there (a field the server did not report is None inside them). It is stored as it is
+    returned; its fields and their order are Turn's, so the result file holds it as any other turn."""
+
+    role: Literal["assistant"] = "assistant"
+    usage: Usage = Field(default_factory=Usage)
+    timings: Timings = Field(default_factory=Timings)
 
 
 class Grade(Strict):

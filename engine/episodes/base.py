@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel
 
 from engine.core.errors import Truncated
-from engine.core.schema import Grade, Reply, Task, Turn
+from engine.core.schema import AssistantTurn, Grade, Task, Turn
 from engine.episodes.spec import ModuleSpec
 from engine.model.textcheck import truncation_class
 from engine.sandbox.handle import SandboxHandle
@@ -104,8 +104,10 @@ class Conversation:
     """The growing message list of one trial, and the only way a module talks to the model.
 
     Every message is kept as a ``Turn`` so the result file holds the whole transcript, including the turns
-    before a failure. The system message is the module's (``Module.system_prompt``), written here once, first.
-    A reply cut off by the token limit ends the episode as a model failure.
+    before a failure; the client reads the same list (``engine.model.client.wire_messages`` writes it in the
+    wire's shape) and its reply is appended as it comes. The system message is the module's
+    (``Module.system_prompt``), written here once, first. A reply cut off by the token limit ends the episode
+    as a model failure.
     """
 
     def __init__(self, client: ChatClient, task: LoadedTask, env: Env, *, system: str | None):
@@ -122,46 +124,19 @@ class Conversation:
     def add_tool_result(self, call_id: str, name: str, content: str) -> None:
         self.turns.append(Turn(role="tool", tool_call_id=call_id, name=name, content=content))
 
-    def messages(self) -> list[dict[str, Any]]:
-        """The OpenAI message list. Built from the turns each time so every request's prefix is identical
-        to the previous one's, which lets a server's prompt cache reuse it."""
-        out: list[dict[str, Any]] = []
-        for t in self.turns:
-            msg: dict[str, Any] = {"role": t.role, "content": t.content}
-            if t.tool_calls:
-                msg["tool_calls"] = [
-                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                    for c in t.tool_calls
-                ]
-            if t.role == "tool":
-                msg["tool_call_id"] = t.tool_call_id
-                if t.name:
-                    msg["name"] = t.name
-            out.append(msg)
-        return out
-
     async def ask(
         self,
         *,
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
-    ) -> Reply:
+    ) -> AssistantTurn:
+        """The model's reply to the conversation so far, stored as the client returned it (the client turns
+        the turns into the wire format; nothing is rebuilt here)."""
         max_tokens = self.env.max_tokens or self.task.task.max_tokens
         reply = await self.client.chat(
-            self.messages(), tools=tools, tool_choice=tool_choice, max_tokens=max_tokens, seed=self.env.seed
+            self.turns, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens, seed=self.env.seed
         )
-        self.turns.append(
-            Turn(
-                role="assistant",
-                content=reply.content,
-                reasoning=reply.reasoning,
-                tool_calls=reply.tool_calls,
-                tool_calls_refused=reply.tool_calls_refused,
-                finish_reason=reply.finish_reason,
-                usage=reply.usage,
-                timings=reply.timings,
-            )
-        )
+        self.turns.append(reply)
         if reply.finish_reason == "length":
             text = reply.content or reply.reasoning or ""
             kind = truncation_class(text)

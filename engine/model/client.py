@@ -1,7 +1,9 @@
 """The one place that speaks HTTP to a model server (OpenAI-compatible chat completions, over httpx).
 
-It sorts every failure into the model's fault (counted) or the infrastructure's (retried, then excluded),
-and returns a normalised ``Reply`` whatever server answered.
+It takes the conversation as ``Turn`` values, turns them into the wire format here and nowhere else
+(``wire_messages``), sorts every failure into the model's fault (counted) or the infrastructure's (retried,
+then excluded), and returns the reply as an ``AssistantTurn`` normalised whatever server answered: the very
+value the conversation stores.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -19,7 +21,7 @@ import httpx
 
 from engine.core import modeljson, scrub
 from engine.core.errors import BenchError, ContextOverflow, InfraError, ToolCallParseFailure
-from engine.core.schema import Reply, Timings, ToolCall, Usage
+from engine.core.schema import AssistantTurn, Timings, ToolCall, Turn, Usage
 from engine.model import servers
 from engine.model.loopstop import LoopWatch
 from engine.model.normalise import split_reasoning
@@ -341,7 +343,7 @@ class ChatClient:
 
     def build_request(
         self,
-        messages: list[dict[str, Any]],
+        turns: Sequence[Turn],
         *,
         tools: list[dict[str, Any]] | None,
         tool_choice: str | dict[str, Any] | None,
@@ -350,7 +352,7 @@ class ChatClient:
         stream: bool,
     ) -> dict[str, Any]:
         s = self.settings
-        body: dict[str, Any] = {"model": s.model, "messages": _outgoing(messages), "max_tokens": max_tokens}
+        body: dict[str, Any] = {"model": s.model, "messages": wire_messages(turns), "max_tokens": max_tokens}
         if s.temperature is not None:
             body["temperature"] = s.temperature
         if s.top_p is not None:
@@ -372,21 +374,22 @@ class ChatClient:
 
     async def chat(
         self,
-        messages: list[dict[str, Any]],
+        turns: Sequence[Turn],
         *,
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
         max_tokens: int = 1024,
         seed: int | None = None,
-    ) -> Reply:
-        """Send one chat request, retrying infrastructure failures with exponential backoff.
+    ) -> AssistantTurn:
+        """Send the conversation ``turns`` as one chat request, retrying infrastructure failures with
+        exponential backoff; the reply comes back as the assistant turn to store.
 
         Raises ``SilentTruncation`` when the server's prompt count shows it dropped part of the prompt, and
         ``ContextOverflow`` when it counted more than its window (both judged in engine/model/overflow.py).
         """
         stream = self.settings.stream and (not tools or self.settings.stream_tool_turns)
         body = self.build_request(
-            messages, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens, seed=seed, stream=stream
+            turns, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens, seed=seed, stream=stream
         )
         attempt = timeouts = 0
         while True:
@@ -422,7 +425,7 @@ class ChatClient:
             await self._prompt_check.after_reply(body, reply.usage)
         return reply
 
-    def _observe_thinking(self, reply: Reply) -> None:
+    def _observe_thinking(self, reply: AssistantTurn) -> None:
         """Record, once, whether the first reply shows the --thinking switch took effect."""
         wanted = self.settings.thinking
         if wanted is None or self._thinking_check is not None:
@@ -443,7 +446,7 @@ class ChatClient:
                 why = "asked for thinking off, but the first reply still reasoned: the server ignored"
             self._thinking_check["warning"] = f"{why} {self._thinking_check['control']}"
 
-    async def _bounded(self, request: Any) -> Reply:
+    async def _bounded(self, request: Any) -> AssistantTurn:
         """One request under the total time limit, however the server paces its bytes, and counted in the
         streak of timeouts; it ends at once when the client stalls."""
         total = self.limits.total_s
@@ -484,7 +487,7 @@ class ChatClient:
         return _classify_status(response.status_code, text, response.headers.get("retry-after"), sent=sent,
                                 limits=self.limits)
 
-    async def _once(self, body: dict[str, Any]) -> Reply:
+    async def _once(self, body: dict[str, Any]) -> AssistantTurn:
         started = time.perf_counter()
         cap = self.limits.reply_bytes(int(body.get("max_tokens") or 1))
         try:
@@ -530,7 +533,7 @@ class ChatClient:
             limits=self.limits,
         )
 
-    async def _stream(self, body: dict[str, Any]) -> Reply:
+    async def _stream(self, body: dict[str, Any]) -> AssistantTurn:
         started = time.perf_counter()
         state = _StreamState()
         lim = self.limits
@@ -643,13 +646,13 @@ def _finish(
     usage: Usage,
     timings: Timings,
     limits: RequestLimits,
-) -> Reply:
+) -> AssistantTurn:
     keep = limits.stored_chars
     answer, inline = split_reasoning(clip(content, keep))
     thoughts = "\n\n".join(p for p in (reasoning, inline) if p) or None
     calls = [c.model_copy(update={"name": clip(c.name, 200), "arguments": clip(c.arguments, keep)})
              if len(c.name) > 200 or len(c.arguments) > keep else c for c in calls]
-    reply = Reply(
+    reply = AssistantTurn(
         content=answer,
         reasoning=clip(thoughts, keep) if thoughts else None,
         tool_calls=calls,
@@ -660,7 +663,7 @@ def _finish(
     return _cap_calls(reply, limits)
 
 
-def _cap_calls(reply: Reply, limits: RequestLimits) -> Reply:
+def _cap_calls(reply: AssistantTurn, limits: RequestLimits) -> AssistantTurn:
     """At most ``max_tool_calls`` calls of one reply are kept for execution; the rest are counted, so the
     module can tell the model they were refused, and never run."""
     extra = len(reply.tool_calls) - limits.max_tool_calls
@@ -670,15 +673,26 @@ def _cap_calls(reply: Reply, limits: RequestLimits) -> Reply:
                                     "tool_calls_refused": reply.tool_calls_refused + extra})
 
 
-def _outgoing(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Messages as servers accept them: an assistant message that only calls tools carries ``content: ""``,
-    never null (llama-cpp-python and some templates reject null)."""
-    out = []
-    for m in messages:
-        if m.get("role") == "assistant" and m.get("content") is None:
-            m = {**m, "content": ""}
-        out.append(m)
+def wire_messages(turns: Sequence[Turn]) -> list[dict[str, Any]]:
+    """The OpenAI message list of ``turns``: the one place the conversation takes the wire's shape. Built
+    afresh for every request from the same turns, so each request's prefix is identical to the previous
+    one's and a server's prompt cache can reuse it. ``content`` is always a string (``Turn`` holds no null):
+    an assistant message that only calls tools carries ``""``, which every server accepts (llama-cpp-python
+    and some templates reject null)."""
+    out: list[dict[str, Any]] = []
+    for t in turns:
+        msg: dict[str, Any] = {"role": t.role, "content": t.content}
+        if t.tool_calls:
+            msg["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in t.tool_calls
+            ]
+        if t.role == "tool":
+            msg["tool_call_id"] = t.tool_call_id
+            if t.name:
+                msg["name"] = t.name
+        out.append(msg)
     return out
 
 
-__all__ = ["ChatClient", "ClientSettings", "Observed", "SilentTruncation", "prompt_token_floor"]
+__all__ = ["ChatClient", "ClientSettings", "Observed", "SilentTruncation", "prompt_token_floor", "wire_messages"]

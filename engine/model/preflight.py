@@ -23,9 +23,9 @@ from typing import Any
 import httpx
 
 from engine.core.errors import InfraError, ModelFailure, UserError
-from engine.core.schema import Reply
+from engine.core.schema import AssistantTurn, Turn
 from engine.model import servers
-from engine.model.client import ChatClient, ClientSettings
+from engine.model.client import ChatClient, ClientSettings, wire_messages
 from engine.model.overflow import prompt_token_estimate
 from engine.model.requestlimits import Prefill, RequestLimits, fetch_bounded, measured_prefill
 from engine.model.tls import shared_tls_context
@@ -35,8 +35,8 @@ _READY = "Reply with the single word: ready"
 # streamed request's first-byte deadline is scaled from (a prompt of a few tokens would time the overhead).
 _MEASURE = "\n".join(f"Line {i} of 20: this text is here only so that the warm-up can time how fast the server "
                      "reads a prompt." for i in range(1, 21))
-WARM_UP_MESSAGES = [{"role": "user", "content": f"{_MEASURE}\n\n{_READY}"}]
-_TOOL_CHECK_MESSAGES = [{"role": "user", "content": _READY}]
+WARM_UP_MESSAGES = (Turn(role="user", content=f"{_MEASURE}\n\n{_READY}"),)
+_TOOL_CHECK_MESSAGES = (Turn(role="user", content=_READY),)
 _CHECK_TOOL = {
     "type": "function",
     "function": {
@@ -351,7 +351,7 @@ def _lm_studio_no_model(message: str) -> bool:
     return "no models loaded" in message.lower()
 
 
-async def warm_up(client: ChatClient, info: ServerInfo, model: str) -> Reply:
+async def warm_up(client: ChatClient, info: ServerInfo, model: str) -> AssistantTurn:
     """One request of a few hundred prompt tokens and a one-word reply: loads the model where the server loads
     on demand, shows the request shape (sampler and thinking fields) is accepted, and measures how fast the
     server reads a prompt (``info.prefill``; where it loaded the model too, the load counts, and the deadlines
@@ -376,13 +376,13 @@ async def warm_up(client: ChatClient, info: ServerInfo, model: str) -> Reply:
     # Unstreamed, the first data is the whole reply (a few tokens): longer, so the deadlines err long. The
     # fewer of the server's count and the bench's estimate: the deadlines err long again.
     first = timings.ttft_ms if timings.ttft_ms is not None else timings.wall_ms
-    tokens = min(n for n in (usage.prompt_tokens, prompt_token_estimate(WARM_UP_MESSAGES)) if n)
+    tokens = min(n for n in (usage.prompt_tokens, prompt_token_estimate(wire_messages(WARM_UP_MESSAGES))) if n)
     info.prefill = measured_prefill(first, tokens, timings.prompt_ms, usage.evaluated_prompt_tokens)
     info.warmup_ms = (time.perf_counter() - started) * 1000
     return reply
 
 
-async def check_prompt_counts(client: ChatClient, info: ServerInfo, first: Reply) -> None:
+async def check_prompt_counts(client: ChatClient, info: ServerInfo, first: AssistantTurn) -> None:
     """Whether the server counts a prompt whole, its cached part included: the warm-up once more, its prompt
     now in the server's cache. Every current server counts it as before (or says what came from the cache);
     one that reports a fraction counts only what it computed, and a low count from it is no proof of a cut

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from engine.core.textclip import shorten
+
 _PUNCT = frozenset("\\`*_[]()!|<>~&:@$.")
 MAX_CHARS = 2_000
 
@@ -27,9 +29,7 @@ def _visible(ch: str) -> str:
 
 def md_text(value: object, limit: int = MAX_CHARS) -> str:
     """``value`` as literal Markdown text on one line, clipped to ``limit`` characters first."""
-    text = str(value)
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+    text = shorten(str(value), limit)
     return "".join(_visible(ch) for ch in text)
 
 

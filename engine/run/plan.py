@@ -15,9 +15,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import httpx
-
 from engine.bank.load import load_bank, select
+from engine.core.config import endpoint_host
 from engine.core.errors import UserError
 from engine.core.schema import CheckpointHeader, MachineInfo, RunSettings, TrialRecord
 from engine.episodes import MODULES
@@ -91,12 +90,6 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _endpoint_host(endpoint: str) -> str:
-    """Host and port only: a URL may carry credentials (user:key@host) that must never reach a file."""
-    url = httpx.URL(endpoint)
-    return f"{url.host}:{url.port}" if url.port else (url.host or "unknown")
-
-
 def _check_context(tasks: Sequence[LoadedTask], needs: Mapping[str, int], served: int | None, allow: bool) -> None:
     if served is None:
         return
@@ -155,7 +148,7 @@ async def make_plan(request: RunRequest, selection: Selection, sandbox: SandboxC
     base_trials = previous.header.settings.trials if previous.header and request.add_trials else request.trials
     settings = RunSettings(
         model=request.model,
-        endpoint_host=_endpoint_host(endpoint),
+        endpoint_host=endpoint_host(endpoint),
         trials=base_trials + request.add_trials,
         profile=request.profile,
         modules=sorted(request.modules or []),

@@ -31,6 +31,7 @@ from engine.bank.hashes import known_hashes
 from engine.bank.load import load_bank
 from engine.core.errors import ModelFailure, Truncated
 from engine.core.schema import Grade, RunFile, TrialRecord
+from engine.core.textclip import shorten
 from engine.episodes.base import LoadedTask
 from engine.model.textcheck import truncation_class
 from engine.run.rescore import regradable, rescore_run
@@ -62,8 +63,7 @@ class Problem:
 
 
 def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+    return shorten(repr(value), SHOWN_CHARS)
 
 
 def _model_failure_kinds() -> frozenset[str]:

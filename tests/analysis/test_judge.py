@@ -94,7 +94,7 @@ def test_only_unsure_trials_of_never_judged_modules_are_sent() -> None:
     assert not sendable(trial("knowledge", None))
     assert sendable(trial("knowledge", "answer: a described value, not named"))
     assert sendable(trial("tools", None))
-    shown = build_messages(trial("knowledge", "answer: a described value"), None)[1]["content"]
+    shown = build_messages(trial("knowledge", "answer: a described value"), None)[1].content
     assert "unsure: the check could not decide from the text (answer: a described value)" in shown
 
 
@@ -136,7 +136,7 @@ def test_transcript_shown_to_the_judge_is_bounded_and_cannot_close_its_frame() -
         turns=[Turn(role="user", content="hi"), Turn(role="assistant", content=flood)] * 30,
         grade=Grade(score=0.0, passed=False),
     )
-    user = build_messages(trial, None)[1]["content"]
+    user = build_messages(trial, None)[1].content
     assert len(user) < MAX_TRANSCRIPT_CHARS + 3_000
     assert user.count("</transcript>") == 1  # only the real closing tag survives
     assert "characters cut" in user

@@ -9,11 +9,12 @@ import time
 import pytest
 
 from engine.core.errors import ContextOverflow, InfraError, ToolCallParseFailure
-from engine.model.client import ChatClient, ClientSettings
+from engine.core.schema import AssistantTurn, ToolCall, Turn
+from engine.model.client import ChatClient, ClientSettings, wire_messages
 from engine.model.requestlimits import RequestLimits
 from tests.helpers.scripted_server import Action, ScriptedServer, sequence, tool_call
 
-MSGS = [{"role": "user", "content": "hi"}]
+MSGS = [Turn(role="user", content="hi")]
 TOOLS = [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {}}}}]
 
 
@@ -202,3 +203,32 @@ def test_an_unknown_server_gets_only_standard_sampler_fields():
         sent = srv.requests[0]
     assert (sent["temperature"], sent["top_p"]) == (0.6, 0.95)
     assert not {"top_k", "min_p", "repeat_penalty", "repetition_penalty", "reasoning_effort"} & set(sent)
+
+
+def test_a_conversation_goes_out_in_the_wire_shape_and_its_reply_comes_back_as_the_turn_to_store():
+    turns = [
+        Turn(role="system", content="Be brief."),
+        Turn(role="user", content="find x"),
+        Turn(role="assistant", tool_calls=[ToolCall(id="c1", name="lookup", arguments='{"q": "x"}')]),
+        Turn(role="tool", tool_call_id="c1", name="lookup", content="x=1"),
+    ]
+
+    async def go(url: str):
+        settings = ClientSettings(endpoint=url, model="scripted", limits=RequestLimits.of(5))
+        async with ChatClient(settings) as client:
+            return await client.chat(turns, max_tokens=64)
+
+    with ScriptedServer(sequence([Action(text="x is 1", completion_tokens=3)])) as srv:
+        reply = asyncio.run(go(srv.url))
+        sent = srv.requests[0]["messages"]
+    assert sent == wire_messages(turns) == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "find x"},
+        # content is never null: a reply that only called tools goes out with ""
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"q": "x"}'}}]},
+        {"role": "tool", "content": "x=1", "tool_call_id": "c1", "name": "lookup"},
+    ]
+    assert isinstance(reply, AssistantTurn) and reply.role == "assistant" and reply.content == "x is 1"
+    # usage and timings are always there on a reply, whatever the server reported
+    assert reply.usage.completion_tokens == 3 and reply.timings.wall_ms > 0

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from engine.core.errors import ContextOverflow, InfraError
+from engine.core.schema import Turn
 from engine.model.client import MAX_TIMEOUT_RETRIES, ChatClient, ClientSettings
 from engine.model.replies import Chunk, Completion
 from engine.model.requestlimits import (
@@ -27,7 +28,7 @@ from engine.model.requestlimits import (
 from tests.helpers import hostile_server as hs
 from tests.helpers.hostile_server import HostileServer
 
-MSGS = [{"role": "user", "content": "hi"}]
+MSGS = [Turn(role="user", content="hi")]
 TOOLS = [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {}}}}]
 FAST = RequestLimits(first_byte_s=0.6, idle_s=0.6, total_s=3.0, max_retry_after_s=0.3)
 
@@ -225,7 +226,7 @@ def test_an_error_body_that_echoes_the_authorization_header_never_carries_the_ke
 
 
 def test_a_server_echoing_a_request_that_holds_an_overflow_phrase_is_not_the_models_failure():
-    messages = [{"role": "user", "content": "What does 'maximum context length' mean for a model?"}]
+    messages = [Turn(role="user", content="What does 'maximum context length' mean for a model?")]
     with HostileServer(hs.echo_request(500)) as srv:
         with pytest.raises(InfraError) as caught:
             chat(srv.url, stream=False, messages=messages)

@@ -12,6 +12,7 @@ import tracemalloc
 import pytest
 
 from engine.core.errors import UserError
+from engine.core.schema import Turn
 from engine.model import servers
 from engine.model.client import ChatClient, ClientSettings, SilentTruncation
 from engine.model.preflight import inspect_server
@@ -142,7 +143,7 @@ def test_a_hostile_tokenizer_costs_one_deadline_at_most_and_is_not_asked_again(t
                 timed = []
                 for _ in range(3):
                     started = time.monotonic()
-                    reply = await client.chat([{"role": "user", "content": "hi"}], max_tokens=8)
+                    reply = await client.chat([Turn(role="user", content="hi")], max_tokens=8)
                     timed.append(time.monotonic() - started)
                     assert reply.content == "ok"
                 return timed
@@ -162,7 +163,7 @@ def test_an_honest_tokenizer_answer_is_read_whole_and_counts():
 
         async def go():
             async with ChatClient(settings) as client:
-                return await client.chat([{"role": "user", "content": "hi"}], max_tokens=8)
+                return await client.chat([Turn(role="user", content="hi")], max_tokens=8)
 
         with pytest.raises(SilentTruncation, match="reported 3000 prompt tokens"):
             asyncio.run(go())

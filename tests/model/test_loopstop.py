@@ -7,6 +7,7 @@ import asyncio
 import time
 
 from engine.core.results import load_run_file
+from engine.core.schema import Turn
 from engine.model.client import ChatClient, ClientSettings
 from engine.model.loopstop import MIN_SPAN, LoopWatch, certainly_degenerate, cycle_span, next_check
 from engine.model.textcheck import truncation_class
@@ -82,7 +83,7 @@ def test_the_client_ends_a_looping_stream_and_reports_the_token_limit():
         with _looping_server() as srv:
             settings = ClientSettings(endpoint=srv.url, model=srv.model, stop_loops=stop, server_kind="llama.cpp")
             async with ChatClient(settings) as client:
-                reply = await client.chat([{"role": "user", "content": "go"}], max_tokens=1200)
+                reply = await client.chat([Turn(role="user", content="go")], max_tokens=1200)
                 return reply, client.observed().loops_stopped
 
     full, none_stopped = asyncio.run(ask(False))

@@ -64,7 +64,7 @@ Answer with exactly one JSON object and nothing else:
 
 
 
-def build_messages(trial: TrialRecord, context: TaskContext | None) -> list[dict[str, str]]:
+def build_messages(trial: TrialRecord, context: TaskContext | None) -> list[Turn]:
     grade = trial.grade
     assert grade is not None
     ctx = context or TaskContext()
@@ -81,5 +81,5 @@ def build_messages(trial: TrialRecord, context: TaskContext | None) -> list[dict
         f"<transcript>\n{render_transcript(trial.turns)}\n</transcript>\n\n"
         "Did the model do what the task asked? Reply with the JSON object only."
     )
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+    return [Turn(role="system", content=SYSTEM_PROMPT), Turn(role="user", content=user)]
 

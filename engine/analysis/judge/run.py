@@ -8,14 +8,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-import httpx
-
 from engine.analysis.judge.context import TaskContext, load_task_contexts
 from engine.analysis.judge.files import JudgedFile, JudgeInfo, TrialVerdict, file_sha256, tally
 from engine.analysis.judge.prompt import MAX_REASON_CHARS, build_messages, clip
 from engine.analysis.judge.reply import parse_judge_reply
 from engine.analysis.judge.rules import decide, sendable, trial_hard_gate
 from engine.core import scrub
+from engine.core.config import endpoint_host
 from engine.core.errors import BenchError, UserError
 from engine.core.schema import RunFile, TrialRecord
 from engine.model.client import ChatClient, ClientSettings
@@ -33,20 +32,6 @@ class JudgeConfig:
     backoff_s: float = 1.0
     max_tokens: int = 400
     tasks_dir: Path | None = None
-
-
-def endpoint_host(endpoint: str) -> str:
-    """Host and port only: a URL may carry credentials that must never reach a file."""
-    try:
-        url = httpx.URL(endpoint)
-    except (httpx.InvalidURL, TypeError) as exc:
-        raise UserError(
-            f"judge endpoint {endpoint!r} is not a URL; give e.g. http://127.0.0.1:8080/v1"
-        ) from exc
-    if not url.host:
-        raise UserError(f"judge endpoint {endpoint!r} has no host; give e.g. http://127.0.0.1:8080/v1")
-    return f"{url.host}:{url.port}" if url.port else url.host
-
 
 
 #: ``sllmb judge`` has one time limit, --judge-timeout, for each whole call; every message about a time limit
@@ -115,7 +100,7 @@ async def judge_run_async(
         )
     if cfg.concurrency < 1:
         raise UserError("--judge-concurrency must be at least 1")
-    host = endpoint_host(cfg.endpoint)
+    host = endpoint_host(cfg.endpoint, "judge endpoint")
     trials = [t for t in run.trials if sendable(t)]
     contexts = load_task_contexts(cfg.tasks_dir, {t.task_id for t in trials})
     client = ChatClient(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.core.textclip import shorten
 from engine.episodes.agent.transcript import Transcript
 from engine.world import Finding, Replay
 from engine.world.diff import ABSENT, same_value
@@ -24,7 +25,7 @@ _DETAIL_TEXT = 200
 
 
 def clip(text: str, limit: int = _DETAIL_TEXT) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shorten(text, limit, "...")
 
 
 def transcript_facts(seen: Transcript) -> Finding:

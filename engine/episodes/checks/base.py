@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.core import modeljson
+from engine.core.textclip import shorten
 from engine.episodes.checks.values import PathError, _json_type, resolve
 from engine.episodes.structure import plain_text, read_post
 from engine.readers.concepts import Match, tokens
@@ -26,7 +27,7 @@ def quote(value: Any, limit: int = 80) -> str:
         text = json.dumps(value, ensure_ascii=True)
     except (TypeError, ValueError):
         text = ascii(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shorten(text, limit, "...")
 
 
 _FENCED = re.compile(r"^```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```$", re.DOTALL)

@@ -13,6 +13,7 @@ import pytest
 
 from engine.core.errors import UserError
 from engine.core.models_file import load_models
+from engine.core.schema import ToolCall, Turn
 from engine.model.client import ChatClient, ClientSettings
 from engine.model.local_server import Layout, embedded_server
 from engine.model.preflight import inspect_server
@@ -57,14 +58,13 @@ def test_preflight_tools_and_thinking_switch_on_the_embedded_server():
                    "thinking": False, "served_context": info.served_context}
             )
             async with ChatClient(settings) as client:
-                ask = [{"role": "user", "content": "What is the weather in Paris?"}]
+                ask = [Turn(role="user", content="What is the weather in Paris?")]
                 with_tools = await client.chat(ask, tools=[TOOL], max_tokens=24, seed=1)
                 history = [
-                    {"role": "user", "content": "What is the weather in Paris?"},
-                    {"role": "assistant", "content": None, "tool_calls": [
-                        {"id": "c1", "type": "function",
-                         "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
-                    {"role": "tool", "tool_call_id": "c1", "content": "18 C and sunny"},
+                    Turn(role="user", content="What is the weather in Paris?"),
+                    Turn(role="assistant", tool_calls=[
+                        ToolCall(id="c1", name="get_weather", arguments='{"city": "Paris"}')]),
+                    Turn(role="tool", tool_call_id="c1", content="18 C and sunny"),
                 ]
                 after = await client.chat(history, max_tokens=24, seed=1)
                 both = await asyncio.gather(*(client.chat(ask, max_tokens=32, seed=s) for s in (1, 2)))

@@ -8,8 +8,9 @@ import asyncio
 import pytest
 
 from engine.core.errors import ContextOverflow
+from engine.core.schema import Turn
 from engine.model import servers
-from engine.model.client import ChatClient, ClientSettings, SilentTruncation
+from engine.model.client import ChatClient, ClientSettings, SilentTruncation, wire_messages
 from engine.model.overflow import prompt_token_estimate, prompt_token_floor
 from engine.model.preflight import inspect_server
 from engine.model.requestlimits import RequestLimits
@@ -47,8 +48,8 @@ def chat_all(srv, conversations, *, served_context=None, stream=True):
     return asyncio.run(go())
 
 
-def one_long_prompt(tokens: int) -> list[dict]:
-    return [{"role": "system", "content": "You are a careful reader."}, {"role": "user", "content": text_of(tokens)}]
+def one_long_prompt(tokens: int) -> list[Turn]:
+    return [Turn(role="system", content="You are a careful reader."), Turn(role="user", content=text_of(tokens))]
 
 
 # -- 1. Ollama's cuts ---------------------------------------------------------------------------------------
@@ -70,14 +71,14 @@ def test_an_ollama_prompt_cut_to_fit_its_window_is_silent_truncation(version, re
 
 def test_ollama_dropping_the_oldest_turns_of_a_conversation_is_caught_from_the_previous_turns_count():
     first = one_long_prompt(2000)
-    second = [*first, {"role": "assistant", "content": "Noted."}, {"role": "user", "content": text_of(2500)}]
-    body = {"messages": second}
+    second = [*first, Turn(role="assistant", content="Noted."), Turn(role="user", content=text_of(2500))]
+    body = {"messages": wire_messages(second)}
     assert honest_prompt_tokens(body) > 4096  # the whole conversation no longer fits
     with FakeOllama(always(Say(text="ok")), num_ctx=4096, version="0.31.0") as srv:
         with pytest.raises(SilentTruncation) as caught:
             chat_all(srv, [first, second], served_context=4096)
         # Ollama kept the system prompt and the newest turns, a count the characters alone cannot fault
-        kept = honest_prompt_tokens({"messages": [second[0], *second[2:]]})
+        kept = honest_prompt_tokens({"messages": wire_messages([second[0], *second[2:]])})
         assert caught.value.reported == kept and len(srv.chats) == 2
     # the same conversation in a window that holds it is answered and not flagged
     with FakeOllama(always(Say(text="ok")), num_ctx=65536, version="0.31.0") as srv:
@@ -85,11 +86,11 @@ def test_ollama_dropping_the_oldest_turns_of_a_conversation_is_caught_from_the_p
     assert [r.content for r in replies] == ["ok", "ok"]
 
 
-def dense_prompt(tokens: int) -> list[dict]:
+def dense_prompt(tokens: int) -> list[Turn]:
     """A prompt of few words (long hexadecimal runs), whose text alone proves little about its length."""
     chunk = "9f3a0c7e5b2d4f61" * 4
     text = " ".join([chunk] * (tokens * 4 // (len(chunk) + 1) + 1))[: tokens * 4]
-    return [{"role": "system", "content": "You are a careful reader."}, {"role": "user", "content": text}]
+    return [Turn(role="system", content="You are a careful reader."), Turn(role="user", content=text)]
 
 
 def test_a_llama_cpp_build_that_cut_prompts_is_caught_by_its_own_tokenizer():
@@ -98,7 +99,8 @@ def test_a_llama_cpp_build_that_cut_prompts_is_caught_by_its_own_tokenizer():
     with FakeLlamaCpp(always(Say(text="ok")), n_ctx=4096, context_shift_truncates=True) as srv:
         with pytest.raises(SilentTruncation) as caught:
             chat_all(srv, [dense_prompt(5000)], served_context=4096)
-        assert srv.tokenized == 1 and prompt_token_floor(dense_prompt(5000)) < caught.value.reported < 4096
+        floor = prompt_token_floor(wire_messages(dense_prompt(5000)))
+        assert srv.tokenized == 1 and floor < caught.value.reported < 4096
     with FakeLlamaCpp(always(Say(text="ok")), n_ctx=8192) as srv:  # an honest count in the same band
         (reply,) = chat_all(srv, [dense_prompt(5000)], served_context=8192)
         assert srv.tokenized == 1

@@ -9,7 +9,8 @@ import pytest
 
 from engine.core.errors import ContextOverflow, InfraError
 from engine.core.results import load_run_file
-from engine.model.client import ChatClient, ClientSettings, SilentTruncation
+from engine.core.schema import ToolCall, Turn
+from engine.model.client import ChatClient, ClientSettings, SilentTruncation, wire_messages
 from engine.model.preflight import inspect_server
 from engine.model.requestlimits import RequestLimits
 from engine.model.servers import sampler_fields
@@ -36,7 +37,7 @@ TOOLS = [
     },
     {"type": "function", "function": {"name": "refund", "parameters": {"type": "object", "properties": {}}}},
 ]
-ASK = [{"role": "user", "content": "hi"}]
+ASK = [Turn(role="user", content="hi")]
 
 
 def ask(srv, messages=ASK, *, tools=None, tool_choice=None, max_tokens=64, **kw):
@@ -57,9 +58,9 @@ def ask(srv, messages=ASK, *, tools=None, tool_choice=None, max_tokens=64, **kw)
     return asyncio.run(go())
 
 
-def long_messages(words: int = 6000) -> list[dict]:
+def long_messages(words: int = 6000) -> list[Turn]:
     text = " ".join(f"Line {i}: the meter read {i * 3} units at noon." for i in range(words // 8))
-    return [{"role": "system", "content": "You are a careful reader."}, {"role": "user", "content": text}]
+    return [Turn(role="system", content="You are a careful reader."), Turn(role="user", content=text)]
 
 
 # -- silent truncation ------------------------------------------------------------------------------------
@@ -273,16 +274,11 @@ def test_a_tool_call_written_in_the_content_is_parsed_and_flagged():
 
 
 def test_assistant_tool_call_messages_go_out_with_empty_content_not_null():
+    # A reply that only calls tools is stored with empty content (Turn holds no null), and goes out so.
     history = [
-        {"role": "user", "content": "find x"},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
-            ],
-        },
-        {"role": "tool", "tool_call_id": "c1", "content": "x=1"},
+        Turn(role="user", content="find x"),
+        Turn(role="assistant", tool_calls=[ToolCall(id="c1", name="lookup", arguments="{}")]),
+        Turn(role="tool", tool_call_id="c1", content="x=1"),
     ]
     with FakeOpenAICompat(always(Say(text="x is 1"))) as srv:
         reply, _ = ask(srv, history, tools=TOOLS)
@@ -391,7 +387,7 @@ def test_a_given_temperature_is_sent_as_given(tmp_path):
 
 
 def test_fake_servers_count_prompts_honestly():
-    body = {"messages": long_messages()}
+    body = {"messages": wire_messages(long_messages())}
     from engine.model.client import prompt_token_floor
 
     assert honest_prompt_tokens(body) > prompt_token_floor(body["messages"])
