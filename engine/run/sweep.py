@@ -22,10 +22,11 @@ from engine.core.results import load_run_file
 from engine.episodes import MODULE_NAMES
 from engine.model.local_server import choose_layout, embedded_server
 from engine.run.checkpoint import checkpoint_path
-from engine.run.plan import Selection, client_settings, select_tasks
+from engine.run.plan import Selection, select_tasks
 from engine.run.request import RunRequest
 from engine.run.resume_rule import MUST_MATCH, stands
 from engine.run.runner import run_benchmark
+from engine.run.sampling import resolve_sampling
 from engine.run.sweep_plan import Configuration, SweepPlan
 
 
@@ -64,10 +65,10 @@ def finished(request: RunRequest, selection: Selection) -> bool:
         run = load_run_file(request.output, MODULE_NAMES)
     except UserError:
         return False  # the run reads it again and names what is wrong
-    asked = client_settings(request, request.endpoint or "")
-    wanted = {"model": request.model, "thinking": request.thinking, "temperature": asked.temperature,
-              "top_p": asked.top_p, "seed": request.seed, "max_tokens": request.max_tokens,
-              "stop_loops": request.stop_loops}
+    sampling = resolve_sampling(request)
+    wanted = {"model": request.model, "thinking": request.thinking, "temperature": sampling.temperature,
+              "top_p": sampling.top_p, "top_k": sampling.top_k, "min_p": sampling.min_p, "seed": request.seed,
+              "max_tokens": request.max_tokens, "stop_loops": request.stop_loops}
     if set(wanted) != set(MUST_MATCH) or any(getattr(run.settings, n) != wanted[n] for n in MUST_MATCH):
         return False
     tasks = {t.id: t for t in selection.tasks}
