@@ -105,11 +105,25 @@ def run_configuration(plan: SweepPlan, config: Configuration, request: RunReques
         run_benchmark(request, tasks=selection, embedded=embedded)
 
 
-def run_sweep(plan: SweepPlan, *, api_key: str | None, warm_up: bool = True,
-              show_progress: bool = True) -> list[SweepRun]:
-    """Every configuration, in the plan's order; raises ``UserError`` naming the configuration that failed."""
+def chosen(plan: SweepPlan, only: list[str] | None) -> list[Configuration]:
+    """The plan's configurations named in ``only`` (all when None), in the plan's order; an unknown name is a
+    ``UserError`` listing the plan's names."""
+    if only is None:
+        return list(plan.configurations)
+    names = {c.name for c in plan.configurations}
+    unknown = [n for n in only if n not in names]
+    if unknown:
+        raise UserError(f"--only {', '.join(unknown)}: not a configuration of the plan; it has "
+                        f"{', '.join(c.name for c in plan.configurations)}")
+    return [c for c in plan.configurations if c.name in only]
+
+
+def run_sweep(plan: SweepPlan, *, api_key: str | None, warm_up: bool = True, show_progress: bool = True,
+              only: list[str] | None = None) -> list[SweepRun]:
+    """Every configuration (or those ``only`` names), in the plan's order; raises ``UserError`` naming the
+    configuration that failed."""
     done = []
-    for config in plan.configurations:
+    for config in chosen(plan, only):
         request = request_for(plan, config, api_key=api_key, warm_up=warm_up, show_progress=show_progress)
         selection = Selection.of(select_tasks(request))
         if finished(request, selection):
@@ -124,4 +138,22 @@ def run_sweep(plan: SweepPlan, *, api_key: str | None, warm_up: bool = True,
             raise UserError(f"configuration '{config.name}': {exc}. Finished configurations are kept ({kept}); "
                             "issue the same command again to carry on") from exc
         done.append(SweepRun(config, request.output, reused=False))
+    return done
+
+
+def collected(plan: SweepPlan) -> list[SweepRun]:
+    """Every configuration's result file as it stands, running nothing (the fleet workflow's last job, after
+    each job ran one configuration): a missing or unfinished file is a ``UserError`` naming the configuration,
+    the file and the fix."""
+    done = []
+    for config in plan.configurations:
+        request = request_for(plan, config, api_key=None, warm_up=False, show_progress=False)
+        if not request.output.is_file():
+            raise UserError(f"configuration '{config.name}': {request.output} is missing; run it "
+                            f"(sllmb sweep PLAN --only {config.name}) or see why its job left no result file")
+        if not finished(request, Selection.of(select_tasks(request))):
+            raise UserError(f"configuration '{config.name}': {request.output} is not finished at the settings the "
+                            f"plan asks for; run it again (sllmb sweep PLAN --only {config.name}), which resumes "
+                            "it or says what differs")
+        done.append(SweepRun(config, request.output, reused=True))
     return done
