@@ -126,11 +126,11 @@ def build_report(plan: Path, model: str, named: Sequence[tuple[str, Path, RunFil
     )
 
 
-def _pct(v: float | None) -> str:
+def percent_cell(v: float | None) -> str:
     return "—" if v is None else f"{v * 100:.1f}"
 
 
-def _num(v: float | None) -> str:
+def number_cell(v: float | None) -> str:
     return "—" if v is None else f"{v:g}"
 
 
@@ -161,6 +161,7 @@ def to_markdown(report: SweepReport) -> str:
                   "| configuration | pass^k | det | tasks | output tokens / pass | seconds / pass | against the "
                   "baseline |", "|---|---|---|---|---|---|---|"]
         for r in scope.rows:
-            lines.append(f"| {r.configuration} | {_pct(r.pass_k)} | {_pct(r.det_score)} | {r.tasks_scored} | "
-                         f"{_num(r.tokens_per_pass)} | {_num(r.seconds_per_pass)} | {test_cell(r.test)} |")
+            lines.append(f"| {r.configuration} | {percent_cell(r.pass_k)} | {percent_cell(r.det_score)} | "
+                         f"{r.tasks_scored} | {number_cell(r.tokens_per_pass)} | {number_cell(r.seconds_per_pass)} "
+                         f"| {test_cell(r.test)} |")
     return "\n".join(lines) + "\n"

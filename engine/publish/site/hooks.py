@@ -35,6 +35,7 @@ from engine.publish.site.context import site_board  # noqa: E402
 from engine.publish.site.index_macros import IndexSite  # noqa: E402
 from engine.publish.site.index_model_page import correction_url  # noqa: E402
 from engine.publish.site.index_page_plan import ModelPages, plan_model_pages  # noqa: E402
+from engine.publish.site.sweep_pages import add_sweep_pages  # noqa: E402
 
 # Methodology pages in reading order; a page not listed here follows, in name order.
 METHODOLOGY_ORDER = (
@@ -211,6 +212,9 @@ def on_files(files: Files, config: Any) -> Files:
         _add_page(files, config, f"models/{row.slug}.md", model_page(board, row.slug, index, pages))
     for model_id in pages.index_only():
         _add_page(files, config, f"models/{pages.index_page[model_id]}.md", index_model_page(index, model_id))
+    # The sweep pages (engine/publish/site/sweep_pages.py), through the same stub, and a link from each model page.
+    add_sweep_pages(config, board, _pages, lambda src, title, body, fallback: _add_page(
+        files, config, src, _page(title, body, fallback)))
     for name in ("board.js", "board.css", "site.css"):
         files.append(File.generated(config, f"assets/{name}", abs_src_path=str(STATIC_DIR / name)))
     files.append(File.generated(config, "assets/plotly.min.js", abs_src_path=str(_plotly_path())))
