@@ -15,6 +15,7 @@ from rich.table import Table
 from engine.analysis.sweep_report import SweepReport, build_report, test_cell, to_markdown
 from engine.bank.load import default_tasks_dir
 from engine.commands.items import wide_console
+from engine.commands.run import request_limits, timeout_args
 from engine.commands.score import weights_arg
 from engine.core.config import Settings
 from engine.core.errors import UserError
@@ -66,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-warm-up", dest="warm_up", action="store_false",
                    help="skip each server check's warm-up request and tool-call check")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    timeout_args(p)  # the same deadlines for every configuration; a slow machine needs longer ones
     p.add_argument("--only", action="append", metavar="NAME",
                    help="run only this configuration (repeatable) and write no report: one job of the fleet "
                         "workflow; the report comes from --report-only once every file is there")
@@ -129,7 +131,7 @@ def handle(args: argparse.Namespace) -> int:
             return 2
     else:
         done = run_sweep(plan, api_key=Settings().raw("BENCH_API_KEY"), warm_up=args.warm_up,
-                         show_progress=not args.quiet, only=args.only)
+                         show_progress=not args.quiet, only=args.only, limits=request_limits(args))
     if args.only:
         print(f"ran {', '.join(d.configuration.name for d in done)}; once every configuration's file is there, "
               f"'sllmb sweep {args.plan} --report-only' writes the report", file=sys.stderr)

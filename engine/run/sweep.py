@@ -21,6 +21,7 @@ from engine.core.outputlock import output_lock
 from engine.core.results import load_run_file
 from engine.episodes import MODULE_NAMES
 from engine.model.local_server import choose_layout, embedded_server
+from engine.model.requestlimits import RequestLimits
 from engine.run.checkpoint import checkpoint_path
 from engine.run.plan import Selection, select_tasks
 from engine.run.request import RunRequest
@@ -43,7 +44,7 @@ def result_file(plan: SweepPlan, config: Configuration) -> Path:
 
 
 def request_for(plan: SweepPlan, config: Configuration, *, api_key: str | None, warm_up: bool,
-                show_progress: bool) -> RunRequest:
+                show_progress: bool, limits: RequestLimits | None = None) -> RunRequest:
     """The run one configuration asks for: the plan's selection, trials and seed, its own server and sampler."""
     model = config.served_model or (config.embedded.model if config.embedded and config.embedded.model else None)
     return RunRequest(
@@ -51,7 +52,7 @@ def request_for(plan: SweepPlan, config: Configuration, *, api_key: str | None, 
         output=result_file(plan, config), trials=plan.trials, profile=plan.profile,
         modules=tuple(plan.modules) if plan.modules else None, pattern=plan.filter, tasks_dir=plan.tasks_dir,
         seed=plan.seed, temperature=config.temperature, top_p=config.top_p, thinking=config.thinking,
-        max_tokens=config.max_tokens, warm_up=warm_up, show_progress=show_progress,
+        max_tokens=config.max_tokens, warm_up=warm_up, show_progress=show_progress, limits=limits,
     )
 
 
@@ -119,12 +120,13 @@ def chosen(plan: SweepPlan, only: list[str] | None) -> list[Configuration]:
 
 
 def run_sweep(plan: SweepPlan, *, api_key: str | None, warm_up: bool = True, show_progress: bool = True,
-              only: list[str] | None = None) -> list[SweepRun]:
+              only: list[str] | None = None, limits: RequestLimits | None = None) -> list[SweepRun]:
     """Every configuration (or those ``only`` names), in the plan's order; raises ``UserError`` naming the
     configuration that failed."""
     done = []
     for config in chosen(plan, only):
-        request = request_for(plan, config, api_key=api_key, warm_up=warm_up, show_progress=show_progress)
+        request = request_for(plan, config, api_key=api_key, warm_up=warm_up, show_progress=show_progress,
+                              limits=limits)
         selection = Selection.of(select_tasks(request))
         if finished(request, selection):
             print(f"{config.name}: {request.output} is finished; not run again", file=sys.stderr)

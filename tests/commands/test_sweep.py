@@ -251,3 +251,14 @@ def test_an_unknown_only_name_and_mixed_modes_are_refused(tmp_path: Path, capsys
     assert "go with --report-only" in capsys.readouterr().err
     assert main(["sweep", str(plan), "--matrix", "--report-only"]) == 2
     assert not (tmp_path / "out").exists()
+
+
+def test_the_request_deadlines_reach_every_configurations_run(tmp_path: Path, capsys) -> None:
+    # A server that takes a second per reply, and deadlines of a third of one: every request times out, so
+    # the run stops, naming the deadline; with the default deadlines the same server is merely slow.
+    with ScriptedServer(lambda body: Action(text="Answer: 1", delay_s=1.0)) as srv:
+        plan = _plan(tmp_path, srv.url)
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet", "--first-byte-timeout", "0.3",
+                     "--request-timeout", "0.3"]) == 2
+    err = capsys.readouterr().err
+    assert "configuration 'cold'" in err and "timed out" in err
