@@ -11,9 +11,9 @@ from tests.conftest import ROOT
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 
 
-def test_there_are_workflows_for_tests_pages_and_model_prs():
+def test_there_are_workflows_for_tests_pages_model_prs_and_the_fleet():
     names = {p.name for p in WORKFLOWS}
-    assert {"ci.yml", "pages.yml", "pr-model.yml"} <= names
+    assert {"ci.yml", "pages.yml", "pr-model.yml", "sweep-fleet.yml"} <= names
 
 
 def test_actionlint_is_clean():
@@ -101,3 +101,46 @@ def test_the_model_check_runs_the_base_commits_code_on_the_pull_requests_data():
     assert "pip install --quiet ./checker" in runs[0]["run"] and "install -y -qq bubblewrap" in runs[0]["run"]
     assert runs[1]["working-directory"] == "checker" and runs[1]["run"] == 'bash .ci/pr-check ../pr "$BASE_SHA"'
     assert not any("pr/" in s["run"].replace("../pr ", "") for s in runs), "nothing in the pull request's checkout runs"
+
+
+def test_the_fleet_workflow_runs_a_plans_matrix_with_least_privilege():
+    import re
+
+    import yaml
+
+    text = (ROOT / ".github" / "workflows" / "sweep-fleet.yml").read_text(encoding="utf-8")
+    doc = yaml.safe_load(text)
+    # Started by hand only: no pull request (a fork's) can reach the self-hosted runners through it.
+    assert list(doc[True]) == ["workflow_dispatch"]
+    assert doc["permissions"] == {}
+    jobs = doc["jobs"]
+    assert list(jobs) == ["plan", "run", "report"]
+    assert all(job["permissions"] == {"contents": "read"} for job in jobs.values())
+    steps = [s for job in jobs.values() for s in job["steps"]]
+    uses = [s["uses"] for s in steps if "uses" in s]
+    assert all(re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) for u in uses), "every action pinned to a commit"
+    checkouts = [s for s in steps if s.get("uses", "").startswith("actions/checkout@")]
+    assert len(checkouts) == 3 and all(s["with"]["persist-credentials"] is False for s in checkouts)
+    runs = [s["run"] for s in steps if "run" in s]
+    # Inputs, matrix values and secrets reach the shell through env, never pasted into a line.
+    assert not any("${{" in r for r in runs)
+    # The matrix is what the bench prints for the plan; each job runs its configuration on the plan's runners.
+    (matrix_step,) = [s for s in jobs["plan"]["steps"] if s.get("id") == "matrix"]
+    assert 'sweep "$PLAN" --matrix' in matrix_step["run"] and matrix_step["env"] == {"PLAN": "${{ inputs.plan }}"}
+    run = jobs["run"]
+    assert run["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.plan).matrix }}"
+    assert run["runs-on"] == "${{ matrix.runs_on }}" and run["strategy"]["fail-fast"] is False
+    (one,) = [s for s in run["steps"] if "--only" in s.get("run", "")]
+    assert one["run"] == 'python -m engine sweep "$PLAN" --only "$CONFIGURATION" --quiet'
+    assert one["env"]["CONFIGURATION"] == "${{ matrix.name }}"
+    assert one["env"]["BENCH_API_KEY"] == "${{ secrets.BENCH_API_KEY }}" and run["environment"] == "sweep-fleet"
+    (upload,) = [s for s in run["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert upload["with"]["path"] == "${{ matrix.result }}" and upload["with"]["if-no-files-found"] == "error"
+    # The last job collects every file, re-derives each and writes the report, with workflow commands off.
+    report = jobs["report"]
+    assert report["needs"] == ["plan", "run"] and report["if"] == "${{ !cancelled() && needs.plan.result == 'success' }}"
+    assert "${{ secrets." not in yaml.safe_dump(report)
+    (download,) = [s for s in report["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
+    assert download["with"]["pattern"] == "sweep-result-*" and download["with"]["merge-multiple"] is True
+    (collect,) = [s for s in report["steps"] if "--report-only" in s.get("run", "")]
+    assert "--rederive --sandbox bubblewrap" in collect["run"] and "::stop-commands::" in collect["run"]

@@ -27,6 +27,7 @@ class _Model(BaseModel):
 
 class ConfigurationFile(_Model):
     name: str
+    # The file's name, beside the report (no folder of the machine that wrote it: the report is committed).
     result_file: str
     # The settings its result file records that a plan may vary, as written there.
     settings: dict[str, str]
@@ -51,7 +52,7 @@ class Scope(_Model):
 
 
 class SweepReport(_Model):
-    plan: str
+    plan: str  # the plan file's name
     model: str
     k: int
     weights: str
@@ -115,9 +116,9 @@ def build_report(plan: Path, model: str, named: Sequence[tuple[str, Path, RunFil
         scopes.append(Scope(scope=module or OVERALL, rows=rows))
     overall = [r.test for r in scopes[0].rows if r.test is not None]
     return SweepReport(
-        plan=str(plan), model=model, k=k, weights=weights, alpha=ALPHA, baseline=cards[0].model,
+        plan=plan.name, model=model, k=k, weights=weights, alpha=ALPHA, baseline=cards[0].model,
         configurations=[
-            ConfigurationFile(name=name, result_file=str(path), duration_s=run.provenance.duration_s, reused=reused,
+            ConfigurationFile(name=name, result_file=path.name, duration_s=run.provenance.duration_s, reused=reused,
                               settings={s: str(getattr(run.settings, s)) for s in SHOWN_SETTINGS})
             for name, path, run, reused in named
         ],
@@ -126,11 +127,11 @@ def build_report(plan: Path, model: str, named: Sequence[tuple[str, Path, RunFil
     )
 
 
-def _pct(v: float | None) -> str:
+def percent_cell(v: float | None) -> str:
     return "—" if v is None else f"{v * 100:.1f}"
 
 
-def _num(v: float | None) -> str:
+def number_cell(v: float | None) -> str:
     return "—" if v is None else f"{v:g}"
 
 
@@ -161,6 +162,7 @@ def to_markdown(report: SweepReport) -> str:
                   "| configuration | pass^k | det | tasks | output tokens / pass | seconds / pass | against the "
                   "baseline |", "|---|---|---|---|---|---|---|"]
         for r in scope.rows:
-            lines.append(f"| {r.configuration} | {_pct(r.pass_k)} | {_pct(r.det_score)} | {r.tasks_scored} | "
-                         f"{_num(r.tokens_per_pass)} | {_num(r.seconds_per_pass)} | {test_cell(r.test)} |")
+            lines.append(f"| {r.configuration} | {percent_cell(r.pass_k)} | {percent_cell(r.det_score)} | "
+                         f"{r.tasks_scored} | {number_cell(r.tokens_per_pass)} | {number_cell(r.seconds_per_pass)} "
+                         f"| {test_cell(r.test)} |")
     return "\n".join(lines) + "\n"

@@ -62,6 +62,36 @@ def _concurrency(text: str) -> int | str:
     return _CONCURRENCY(text)
 
 
+def timeout_args(p: argparse.ArgumentParser) -> None:
+    """The request deadlines, as ``sllmb run`` and ``sllmb sweep`` take them (``request_limits`` reads them)."""
+    limits = RequestLimits()
+    p.add_argument("--connect-timeout", type=_CONNECT_S, default=limits.connect_s, metavar="S",
+                   help=f"seconds to open a connection to the server (default {limits.connect_s:g})")
+    p.add_argument("--first-byte-timeout", type=_FIRST_BYTE_S, metavar="S",
+                   help="seconds from sending a request to the first data of the reply, which covers prompt "
+                        "processing. Default: scaled to each streamed request's prompt from the prefill speed "
+                        f"the warm-up measured ({FIRST_BYTE_MULTIPLE:g} times the expected time, at least "
+                        f"{limits.first_byte_floor_s:g} s, at most {limits.first_byte_s:g} s; {limits.first_byte_s:g} "
+                        "s with --no-warm-up, for unstreamed tool turns, and where requests may queue on the "
+                        "server). Given, it is the deadline of every request as is")
+    p.add_argument("--idle-timeout", type=_IDLE_S, default=limits.idle_s, metavar="S",
+                   help=f"longest gap between two chunks of a streamed reply (default {limits.idle_s:g})")
+    p.add_argument("--request-timeout", type=_TOTAL_S, default=limits.total_s, metavar="S",
+                   help="longest one request may take in all, however the server paces it (default "
+                        f"{limits.total_s:g}); a timed-out request is tried once more, then the trial is "
+                        f"recorded as an infrastructure failure. After {STALL_AFTER} requests in a row time out "
+                        "the run stops (resumable: finished trials are kept; re-issue the command)")
+
+
+def request_limits(args: argparse.Namespace) -> RequestLimits:
+    """The deadlines ``timeout_args`` parsed. --first-byte-timeout given: that deadline for every request; left
+    out: scaled to each prompt, at most the default (RequestLimits.first_byte_for)."""
+    fixed = args.first_byte_timeout is not None
+    return RequestLimits(connect_s=args.connect_timeout,
+                         first_byte_s=args.first_byte_timeout if fixed else RequestLimits.first_byte_s,
+                         scale_first_byte=not fixed, idle_s=args.idle_timeout, total_s=args.request_timeout)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run",
@@ -130,23 +160,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="memory cap for sandboxed code (default 256)")
     p.add_argument("--allow-unsandboxed", action="store_true",
                    help="run model-written code on the host when no sandbox works (unsafe; recorded)")
-    limits = RequestLimits()
-    p.add_argument("--connect-timeout", type=_CONNECT_S, default=limits.connect_s, metavar="S",
-                   help=f"seconds to open a connection to the server (default {limits.connect_s:g})")
-    p.add_argument("--first-byte-timeout", type=_FIRST_BYTE_S, metavar="S",
-                   help="seconds from sending a request to the first data of the reply, which covers prompt "
-                        "processing. Default: scaled to each streamed request's prompt from the prefill speed "
-                        f"the warm-up measured ({FIRST_BYTE_MULTIPLE:g} times the expected time, at least "
-                        f"{limits.first_byte_floor_s:g} s, at most {limits.first_byte_s:g} s; {limits.first_byte_s:g} "
-                        "s with --no-warm-up, for unstreamed tool turns, and where requests may queue on the "
-                        "server). Given, it is the deadline of every request as is")
-    p.add_argument("--idle-timeout", type=_IDLE_S, default=limits.idle_s, metavar="S",
-                   help=f"longest gap between two chunks of a streamed reply (default {limits.idle_s:g})")
-    p.add_argument("--request-timeout", type=_TOTAL_S, default=limits.total_s, metavar="S",
-                   help="longest one request may take in all, however the server paces it (default "
-                        f"{limits.total_s:g}); a timed-out request is tried once more, then the trial is "
-                        f"recorded as an infrastructure failure. After {STALL_AFTER} requests in a row time out "
-                        "the run stops (resumable: finished trials are kept; re-issue the command)")
+    timeout_args(p)
     p.add_argument("--weights", default="balanced", help="weight preset for the scorecard (balanced, agentic, coding)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=handle)
@@ -195,12 +209,7 @@ def build_request(args: argparse.Namespace, settings: Settings, endpoint: str | 
     if args.output is not None and args.output.is_dir():
         raise UserError(f"--output {args.output} is a folder; give a file name such as "
                         f"{args.output / 'my-model_raw_results.json'}")
-    # --first-byte-timeout given: that deadline for every request; left out: scaled to each prompt, at most
-    # the default (RequestLimits.first_byte_for).
-    fixed = args.first_byte_timeout is not None
-    limits = RequestLimits(connect_s=args.connect_timeout,
-                           first_byte_s=args.first_byte_timeout if fixed else RequestLimits.first_byte_s,
-                           scale_first_byte=not fixed, idle_s=args.idle_timeout, total_s=args.request_timeout)
+    limits = request_limits(args)
     return RunRequest(
         model=model or "",
         endpoint=endpoint,

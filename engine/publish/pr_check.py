@@ -34,6 +34,7 @@ from engine.publish.board import Board, board_from_dir
 from engine.publish.html import fmt, plural, separable_text
 from engine.publish.mdsafe import md_code, md_text
 from engine.publish.pr_files import Change, base_blob, changed_paths
+from engine.publish.pr_sweeps import REPORT, rebuilt_report_problems, sweep_folder, where_in_sweep
 from engine.publish.reference import flag_text
 from engine.run.rederive import rederive_run
 from engine.run.rescore import regradable
@@ -177,6 +178,8 @@ def where_it_belongs(rel: str) -> str | None:
     name = parts[-1]
     if rel in NOT_READ or str(PurePosixPath(rel).parent) in NOT_READ_FOLDERS:
         return None
+    if sweep_folder(rel) is not None:
+        return where_in_sweep(rel)
     if rel.startswith(REPORTED + "/") and len(parts) == 3 and name.endswith(".yaml"):
         return None
     in_reference = rel.startswith(REFERENCE + "/")
@@ -276,6 +279,28 @@ def _checked_line(rel: str, run: RunFile) -> str:
 class _Inputs:
     raw: dict[str, RunFile] = field(default_factory=dict)
     judged: list[str] = field(default_factory=list)
+    sweeps: set[str] = field(default_factory=set)  # results/sweeps/<name> folders with a changed file
+
+
+def _check_sweeps(root: Path, inputs: _Inputs, problems: list[Finding], checked: list[str],
+                  sandbox_factory: Callable[[], SandboxHandle] | None, tasks_dir: Path) -> None:
+    """A sweep's result files re-derived (not held to the reference folder's rules: they are no board row), and
+    its report rebuilt from them."""
+    for folder in sorted(inputs.sweeps):
+        for path in sorted((root / folder).glob(f"*{RAW_SUFFIX}")):
+            rel = f"{folder}/{path.name}"
+            run = _validate(root, rel, RunFile, "result file", problems)
+            if isinstance(run, RunFile):
+                found = rederive_run(run, tasks_dir, sandbox_factory=sandbox_factory)
+                problems.extend(Finding(rel, p.where, p.field, p.message) for p in found)
+                checked.append(_checked_line(rel, run))
+        report = f"{folder}/{REPORT}"
+        data = _read(root, report, problems) if (root / report).exists() else None
+        if data is not None:
+            found_report = rebuilt_report_problems(root, folder, data)
+            problems.extend(Finding(report, "", f, why) for f, why in found_report)
+            if not found_report:
+                checked.append(f"- {md_code(report)}: the report its result files give")
 
 
 def run_check(base: str, root: Path, results_dir: Path, tasks_dir: Path,
@@ -309,6 +334,8 @@ def run_check(base: str, root: Path, results_dir: Path, tasks_dir: Path,
         wrong = where_it_belongs(rel)
         if wrong:
             problems.append(Finding(rel, "", "", wrong))
+        elif sweep_folder(rel) is not None:
+            inputs.sweeps.add(sweep_folder(rel) or "")
         elif rel.startswith(REPORTED + "/"):
             try:
                 load_entry(root / rel)
@@ -353,9 +380,12 @@ def run_check(base: str, root: Path, results_dir: Path, tasks_dir: Path,
                                 f"{len(moved) - rescued} demoted), each within the rules; whether its answers "
                                 "were fair is a maintainer's call (re-run `sllmb judge` with another judge)")
 
+    _check_sweeps(root, inputs, problems, result.checked, sandbox_factory, tasks_dir)
+
     changed_models = [run.settings.model for run in inputs.raw.values()]
     if not rows and not changed_models:
-        result.checked.append("- No models.yaml row or result file changed.")
+        if not inputs.sweeps:
+            result.checked.append("- No models.yaml row or result file changed.")
     elif result.ok and results_dir.is_dir() and models is not None:
         try:
             board = board_from_dir(results_dir, root / "models.yaml")

@@ -21,11 +21,13 @@ from engine.core.outputlock import output_lock
 from engine.core.results import load_run_file
 from engine.episodes import MODULE_NAMES
 from engine.model.local_server import choose_layout, embedded_server
+from engine.model.requestlimits import RequestLimits
 from engine.run.checkpoint import checkpoint_path
-from engine.run.plan import Selection, client_settings, select_tasks
+from engine.run.plan import Selection, select_tasks
 from engine.run.request import RunRequest
 from engine.run.resume_rule import MUST_MATCH, stands
 from engine.run.runner import run_benchmark
+from engine.run.sampling import resolve_sampling
 from engine.run.sweep_plan import Configuration, SweepPlan
 
 
@@ -42,7 +44,7 @@ def result_file(plan: SweepPlan, config: Configuration) -> Path:
 
 
 def request_for(plan: SweepPlan, config: Configuration, *, api_key: str | None, warm_up: bool,
-                show_progress: bool) -> RunRequest:
+                show_progress: bool, limits: RequestLimits | None = None) -> RunRequest:
     """The run one configuration asks for: the plan's selection, trials and seed, its own server and sampler."""
     model = config.served_model or (config.embedded.model if config.embedded and config.embedded.model else None)
     return RunRequest(
@@ -50,7 +52,7 @@ def request_for(plan: SweepPlan, config: Configuration, *, api_key: str | None, 
         output=result_file(plan, config), trials=plan.trials, profile=plan.profile,
         modules=tuple(plan.modules) if plan.modules else None, pattern=plan.filter, tasks_dir=plan.tasks_dir,
         seed=plan.seed, temperature=config.temperature, top_p=config.top_p, thinking=config.thinking,
-        max_tokens=config.max_tokens, warm_up=warm_up, show_progress=show_progress,
+        max_tokens=config.max_tokens, warm_up=warm_up, show_progress=show_progress, limits=limits,
     )
 
 
@@ -64,10 +66,10 @@ def finished(request: RunRequest, selection: Selection) -> bool:
         run = load_run_file(request.output, MODULE_NAMES)
     except UserError:
         return False  # the run reads it again and names what is wrong
-    asked = client_settings(request, request.endpoint or "")
-    wanted = {"model": request.model, "thinking": request.thinking, "temperature": asked.temperature,
-              "top_p": asked.top_p, "seed": request.seed, "max_tokens": request.max_tokens,
-              "stop_loops": request.stop_loops}
+    sampling = resolve_sampling(request)
+    wanted = {"model": request.model, "thinking": request.thinking, "temperature": sampling.temperature,
+              "top_p": sampling.top_p, "top_k": sampling.top_k, "min_p": sampling.min_p, "seed": request.seed,
+              "max_tokens": request.max_tokens, "stop_loops": request.stop_loops}
     if set(wanted) != set(MUST_MATCH) or any(getattr(run.settings, n) != wanted[n] for n in MUST_MATCH):
         return False
     tasks = {t.id: t for t in selection.tasks}
@@ -104,12 +106,27 @@ def run_configuration(plan: SweepPlan, config: Configuration, request: RunReques
         run_benchmark(request, tasks=selection, embedded=embedded)
 
 
-def run_sweep(plan: SweepPlan, *, api_key: str | None, warm_up: bool = True,
-              show_progress: bool = True) -> list[SweepRun]:
-    """Every configuration, in the plan's order; raises ``UserError`` naming the configuration that failed."""
+def chosen(plan: SweepPlan, only: list[str] | None) -> list[Configuration]:
+    """The plan's configurations named in ``only`` (all when None), in the plan's order; an unknown name is a
+    ``UserError`` listing the plan's names."""
+    if only is None:
+        return list(plan.configurations)
+    names = {c.name for c in plan.configurations}
+    unknown = [n for n in only if n not in names]
+    if unknown:
+        raise UserError(f"--only {', '.join(unknown)}: not a configuration of the plan; it has "
+                        f"{', '.join(c.name for c in plan.configurations)}")
+    return [c for c in plan.configurations if c.name in only]
+
+
+def run_sweep(plan: SweepPlan, *, api_key: str | None, warm_up: bool = True, show_progress: bool = True,
+              only: list[str] | None = None, limits: RequestLimits | None = None) -> list[SweepRun]:
+    """Every configuration (or those ``only`` names), in the plan's order; raises ``UserError`` naming the
+    configuration that failed."""
     done = []
-    for config in plan.configurations:
-        request = request_for(plan, config, api_key=api_key, warm_up=warm_up, show_progress=show_progress)
+    for config in chosen(plan, only):
+        request = request_for(plan, config, api_key=api_key, warm_up=warm_up, show_progress=show_progress,
+                              limits=limits)
         selection = Selection.of(select_tasks(request))
         if finished(request, selection):
             print(f"{config.name}: {request.output} is finished; not run again", file=sys.stderr)
@@ -123,4 +140,22 @@ def run_sweep(plan: SweepPlan, *, api_key: str | None, warm_up: bool = True,
             raise UserError(f"configuration '{config.name}': {exc}. Finished configurations are kept ({kept}); "
                             "issue the same command again to carry on") from exc
         done.append(SweepRun(config, request.output, reused=False))
+    return done
+
+
+def collected(plan: SweepPlan) -> list[SweepRun]:
+    """Every configuration's result file as it stands, running nothing (the fleet workflow's last job, after
+    each job ran one configuration): a missing or unfinished file is a ``UserError`` naming the configuration,
+    the file and the fix."""
+    done = []
+    for config in plan.configurations:
+        request = request_for(plan, config, api_key=None, warm_up=False, show_progress=False)
+        if not request.output.is_file():
+            raise UserError(f"configuration '{config.name}': {request.output} is missing; run it "
+                            f"(sllmb sweep PLAN --only {config.name}) or see why its job left no result file")
+        if not finished(request, Selection.of(select_tasks(request))):
+            raise UserError(f"configuration '{config.name}': {request.output} is not finished at the settings the "
+                            f"plan asks for; run it again (sllmb sweep PLAN --only {config.name}), which resumes "
+                            "it or says what differs")
+        done.append(SweepRun(config, request.output, reused=True))
     return done

@@ -36,6 +36,10 @@ def _endpoint(value: str) -> str:
 
 # A configuration's name is its result file's name and its row in the report: kept to a plain word.
 ConfigName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")]
+# A GitHub Actions runner label (the fleet workflow's runs-on): a plain word too, so a label read from a plan
+# can never be more than a label where the workflow uses it.
+RunnerLabel = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+RunnerLabels = Annotated[list[RunnerLabel], Field(min_length=1, max_length=8)]
 
 
 class EmbeddedServer(Strict):
@@ -63,6 +67,8 @@ class Configuration(Strict):
     top_p: float | None = Field(default=None, gt=0.0, le=1.0)
     thinking: bool | None = None
     max_tokens: int | None = Field(default=None, ge=16, le=131072)
+    # The labels of the runner the fleet workflow runs this configuration on; default: the plan's runs_on.
+    runs_on: RunnerLabels | None = None
 
     @model_validator(mode="after")
     def _one_server(self) -> Configuration:
@@ -86,6 +92,9 @@ class SweepPlan(Strict):
     seed: int = Field(default=0, ge=-1, le=2**31 - 1)  # the base seed, offset by the trial; -1 sends none
     # Where the result files and the report go; relative paths are read from the plan's folder.
     output: Path | None = None
+    # The labels of the runners the fleet workflow (.github/workflows/sweep-fleet.yml) runs each configuration
+    # on, e.g. [self-hosted, gpu]; a configuration's own runs_on replaces it. Ignored by ``sllmb sweep``.
+    runs_on: RunnerLabels = Field(default_factory=lambda: ["self-hosted"])
     # The first is the baseline every other is compared with.
     configurations: list[Configuration] = Field(min_length=2, max_length=MAX_CONFIGURATIONS)
 

@@ -146,3 +146,119 @@ def test_a_missing_or_broken_plan_is_refused(tmp_path: Path, capsys) -> None:
     broken.write_text("model: [unclosed\n", encoding="utf-8")
     assert main(["sweep", str(broken)]) == 2
     assert "not valid YAML" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The fleet workflow's side: the matrix, one configuration per job, and the report from the collected files.
+
+
+def test_the_matrix_is_one_job_per_configuration_on_the_plans_runners(tmp_path: Path, capsys, monkeypatch) -> None:
+    _plan(tmp_path, "http://127.0.0.1:1/v1", runs_on=["self-hosted", "gpu"], configurations=[
+        {"name": "q4", "endpoint": "http://127.0.0.1:1/v1"},
+        {"name": "q8", "endpoint": "http://127.0.0.1:2/v1", "runs_on": ["self-hosted", "gpu-48g"]},
+        {"name": "embedded.q8kv", "embedded": {"kv_cache_type": "q8_0"}},
+    ])
+    monkeypatch.chdir(tmp_path)
+    assert main(["sweep", "plan.yaml", "--matrix"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, "the workflow appends one line to $GITHUB_OUTPUT"
+    assert json.loads(out) == {
+        "matrix": {"include": [
+            {"name": "q4", "runs_on": ["self-hosted", "gpu"], "result": "out/q4_raw_results.json"},
+            {"name": "q8", "runs_on": ["self-hosted", "gpu-48g"], "result": "out/q8_raw_results.json"},
+            {"name": "embedded.q8kv", "runs_on": ["self-hosted", "gpu"],
+             "result": "out/embedded.q8kv_raw_results.json"},
+        ]},
+        "output": "out",
+    }
+    assert not (tmp_path / "out").exists(), "--matrix runs nothing"
+
+
+def test_the_matrix_defaults_to_self_hosted_runners(tmp_path: Path, capsys, monkeypatch) -> None:
+    plan = _plan(tmp_path, "http://127.0.0.1:1/v1")
+    monkeypatch.chdir(tmp_path)
+    assert main(["sweep", str(plan), "--matrix"]) == 0
+    jobs = json.loads(capsys.readouterr().out)["matrix"]["include"]
+    assert [(j["name"], j["runs_on"]) for j in jobs] == [("cold", ["self-hosted"]), ("hot", ["self-hosted"])]
+
+
+@pytest.mark.parametrize(("runs_on", "field"), [
+    (["self-hosted", "gpu; curl x | sh"], "runs_on.1"),
+    (["${{ secrets.BENCH_API_KEY }}"], "runs_on.0"),
+    ([], "runs_on"),
+    ("self-hosted", "runs_on"),
+])
+def test_a_runner_label_that_is_not_a_plain_word_is_refused(tmp_path: Path, capsys, runs_on, field) -> None:
+    plan = _plan(tmp_path, "http://127.0.0.1:1/v1", runs_on=runs_on)
+    assert main(["sweep", str(plan), "--matrix"]) == 2
+    err = capsys.readouterr().err
+    assert str(plan) in err and f"field '{field}'" in err
+
+
+def test_an_output_outside_the_checkout_cannot_be_a_matrix(tmp_path: Path, capsys, monkeypatch) -> None:
+    plan = _plan(tmp_path, "http://127.0.0.1:1/v1", output=str(tmp_path.parent / "elsewhere"))
+    (tmp_path / "repo").mkdir()
+    monkeypatch.chdir(tmp_path / "repo")
+    assert main(["sweep", str(plan), "--matrix"]) == 2
+    err = capsys.readouterr().err
+    assert "field 'output'" in err and "outside the working directory" in err
+
+
+def test_each_job_runs_one_configuration_and_the_last_collects_them(tmp_path: Path, capsys) -> None:
+    with ScriptedServer(_responder) as srv:
+        plan = _plan(tmp_path, srv.url)
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet", "--only", "hot"]) == 0
+        assert {b["temperature"] for b in srv.requests} == {1.0}, "--only hot ran another configuration"
+        out = tmp_path / "out"
+        assert (out / "hot_raw_results.json").is_file() and not (out / "cold_raw_results.json").exists()
+        assert not (out / "sweep_report.json").exists(), "one job of the fleet writes no report"
+        # The collecting job before every file is there: it names the missing configuration and runs nothing.
+        capsys.readouterr()
+        sent = len(srv.requests)
+        assert main(["sweep", str(plan), "--report-only"]) == 2
+        assert "configuration 'cold'" in capsys.readouterr().err and len(srv.requests) == sent
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet", "--only", "cold"]) == 0
+        sent = len(srv.requests)
+        assert main(["sweep", str(plan), "--report-only", "--rederive"]) == 0
+        assert len(srv.requests) == sent, "--report-only sent a request"
+    err = capsys.readouterr().err
+    assert "hot_raw_results.json: re-derived" in err and "cold_raw_results.json: re-derived" in err
+    report = json.loads((out / "sweep_report.json").read_text(encoding="utf-8"))
+    assert [r["configuration"] for r in report["scopes"][0]["rows"]] == ["cold", "hot"]
+
+
+def test_a_collected_file_that_does_not_re_derive_fails_the_collecting_job(tmp_path: Path, capsys) -> None:
+    with ScriptedServer(_responder) as srv:
+        plan = _plan(tmp_path, srv.url)
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 0
+    hot = tmp_path / "out" / "hot_raw_results.json"
+    doc = json.loads(hot.read_text(encoding="utf-8"))
+    failed = next(t for t in doc["trials"] if t["grade"] and not t["grade"]["passed"])
+    failed["grade"]["passed"], failed["grade"]["score"] = True, 1.0  # a forged pass
+    hot.write_text(json.dumps(doc), encoding="utf-8")
+    (tmp_path / "out" / "sweep_report.json").unlink()
+    assert main(["sweep", str(plan), "--report-only", "--rederive"]) == 2
+    err = capsys.readouterr().err
+    assert f"{hot}: " in err and "passed" in err and "does not re-derive" in err
+    assert not (tmp_path / "out" / "sweep_report.json").exists()
+
+
+def test_an_unknown_only_name_and_mixed_modes_are_refused(tmp_path: Path, capsys) -> None:
+    plan = _plan(tmp_path, "http://127.0.0.1:1/v1")
+    assert main(["sweep", str(plan), "--only", "warm"]) == 2
+    assert "--only warm: not a configuration of the plan; it has cold, hot" in capsys.readouterr().err
+    assert main(["sweep", str(plan), "--rederive"]) == 2
+    assert "go with --report-only" in capsys.readouterr().err
+    assert main(["sweep", str(plan), "--matrix", "--report-only"]) == 2
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_request_deadlines_reach_every_configurations_run(tmp_path: Path, capsys) -> None:
+    # A server that takes a second per reply, and deadlines of a third of one: every request times out, so
+    # the run stops, naming the deadline; with the default deadlines the same server is merely slow.
+    with ScriptedServer(lambda body: Action(text="Answer: 1", delay_s=1.0)) as srv:
+        plan = _plan(tmp_path, srv.url)
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet", "--first-byte-timeout", "0.3",
+                     "--request-timeout", "0.3"]) == 2
+    err = capsys.readouterr().err
+    assert "configuration 'cold'" in err and "timed out" in err

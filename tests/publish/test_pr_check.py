@@ -467,3 +467,55 @@ def test_a_model_pull_request_may_not_change_the_reference_setting(pr: Scratch, 
     code, out, _ = pr.check(capsys)
     assert code == 2
     assert "results/reference/setting.yaml" in out and "maintainers' to change" in out
+
+
+# ----------------------------------------------------------------------------------------------------------
+# A committed sweep (results/sweeps/<name>/): its files re-derived, its report rebuilt from them
+
+SWEEP = "results/sweeps/qwen3-8b-q4-vs-q8"
+
+
+def _sweep(pr: Scratch, honest: dict) -> dict:
+    """Two configurations (the honest run, twice) and the report `sllmb sweep` writes for them."""
+    from engine.analysis.sweep_report import build_report
+    from engine.core.results import load_run_file
+
+    for name in ("q4", "q8"):
+        pr.write(f"{SWEEP}/{name}{RAW_SUFFIX}", honest)
+    named = [(n, pr.repo / SWEEP / f"{n}{RAW_SUFFIX}", load_run_file(pr.repo / SWEEP / f"{n}{RAW_SUFFIX}"), False)
+             for n in ("q4", "q8")]
+    report = json.loads(build_report(Path("plan.yaml"), "qwen3-8b", named).model_dump_json())
+    pr.write(f"{SWEEP}/sweep_report.json", report)
+    pr.write(f"{SWEEP}/plan.yaml", "model: qwen3-8b\n")
+    return report
+
+
+def test_an_honest_sweep_passes_with_its_files_re_derived_and_its_report_rebuilt(pr, honest, capsys) -> None:
+    _sweep(pr, honest)
+    code, out, _ = pr.check(capsys)
+    assert code == 0, out
+    assert f"`{SWEEP}/q4{RAW_SUFFIX}`" in out and f"`{SWEEP}/q8{RAW_SUFFIX}`" in out
+    assert "the report its result files give" in plain(out)
+
+
+def test_a_sweep_report_that_its_files_do_not_give_is_refused(pr, honest, capsys) -> None:
+    report = _sweep(pr, honest)
+    report["verdicts"] = ["q8 is better than q4 (forged)"]
+    report["scopes"][0]["rows"][1]["pass_k"] = 1.0
+    pr.write(f"{SWEEP}/sweep_report.json", report)
+    code, out, _ = pr.check(capsys)
+    assert code == 2
+    text = plain(out)
+    assert f"{SWEEP}/sweep_report.json" in text and "scopes" in text and "verdicts" in text
+    assert "sllmb sweep PLAN --report-only" in text
+
+
+@pytest.mark.parametrize("rel,why", [
+    (f"{SWEEP}/notes.txt", "a sweep's folder holds its result files"),
+    ("results/sweeps/bad name!/sweep_report.md", "rename the folder"),
+    (f"{SWEEP}/nested/q4{RAW_SUFFIX}", "a result file belongs in results/reference/"),
+])
+def test_a_stray_file_in_a_sweep_folder_is_refused(pr, honest, capsys, rel: str, why: str) -> None:
+    pr.write(rel, "x")
+    code, out, _ = pr.check(capsys)
+    assert code == 2 and why in plain(out)

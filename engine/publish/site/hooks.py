@@ -38,6 +38,7 @@ from engine.publish.site.index_macros import IndexSite  # noqa: E402
 from engine.publish.site.index_model_page import correction_url  # noqa: E402
 from engine.publish.site.index_page_plan import ModelPages, plan_model_pages  # noqa: E402
 from engine.publish.site.index_table import table_rows  # noqa: E402
+from engine.publish.site.sweep_pages import add_sweep_pages  # noqa: E402
 from engine.publish.task_page import DATA_FILE, task_page_html, tasks_index_html  # noqa: E402
 
 # Methodology pages in reading order; a page not listed here follows, in name order.
@@ -224,6 +225,9 @@ def on_files(files: Files, config: Any) -> Files:
     for model_id in pages.index_only():
         _add_page(files, config, f"models/{pages.index_page[model_id]}.md", index_model_page(index, model_id))
     _add_task_pages(files, config, board)
+    # The sweep pages (engine/publish/site/sweep_pages.py), through the same stub, and a link from each model page.
+    add_sweep_pages(config, board, _pages, lambda src, title, body, fallback: _add_page(
+        files, config, src, _page(title, body, fallback)))
     for name in ("board.js", "board.css", "site.css", "evidence.js", "evidence.css"):
         files.append(File.generated(config, f"assets/{name}", abs_src_path=str(STATIC_DIR / name)))
     files.append(File.generated(config, "leaderboard.json", content=board_json(board)))
