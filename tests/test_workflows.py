@@ -138,7 +138,8 @@ def test_the_fleet_workflow_runs_a_plans_matrix_with_least_privilege():
     assert upload["with"]["path"] == "${{ matrix.result }}" and upload["with"]["if-no-files-found"] == "error"
     # The last job collects every file, re-derives each and writes the report, with workflow commands off.
     report = jobs["report"]
-    assert report["needs"] == ["plan", "run"] and report["if"] == "${{ !cancelled() && needs.plan.result == 'success' }}"
+    assert report["needs"] == ["plan", "run"]
+    assert report["if"] == "${{ !cancelled() && needs.plan.result == 'success' }}"
     assert "${{ secrets." not in yaml.safe_dump(report)
     (download,) = [s for s in report["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
     assert download["with"]["pattern"] == "sweep-result-*" and download["with"]["merge-multiple"] is True
