@@ -28,10 +28,10 @@ from engine.analysis.stats import BaselineTest, Separability, against_baseline, 
 from engine.commands.items import wide_console
 from engine.commands.score import weights_arg
 from engine.core.errors import UserError
+from engine.core.percent import percent_text
 from engine.core.reference_setting import load_reference_setting
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES
-from engine.publish.percent import percent_text
 
 # Settings that change what a model saw or how it was graded; a comparison across them is flagged.
 COMPARED_SETTINGS = ("trials", "profile", "thinking", "temperature", "max_tokens", "seed", "sandbox_backend")

@@ -19,11 +19,11 @@ from engine.analysis.stats import PairTest, Separability, model_interval, separa
 from engine.commands.score import result_files_in, weights_arg
 from engine.core.errors import UserError
 from engine.core.models_file import ModelEntry, ModelsFile, default_models_path, load_models
+from engine.core.percent import percent_text
 from engine.core.reference_setting import load_reference_setting, setting_path_for
 from engine.core.results import FLEET_DIR
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES
-from engine.publish.percent import percent_text
 
 
 class _Model(BaseModel):

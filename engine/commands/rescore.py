@@ -9,9 +9,9 @@ from pathlib import Path
 from engine.analysis.scoring import score_run
 from engine.bank.load import default_tasks_dir
 from engine.core.errors import UserError
+from engine.core.percent import percent_text
 from engine.core.results import load_run_file, write_run_file
 from engine.episodes import MODULE_NAMES
-from engine.publish.percent import percent_text
 from engine.run.rescore import rescore_run, rescored_path_for, sandbox_factory
 
 

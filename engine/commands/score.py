@@ -13,10 +13,10 @@ from rich.console import Console
 from engine.analysis.judge import apply_verdicts, judged_path_for, load_judged_file, score_judged
 from engine.analysis.scoring import PRESETS, score_run
 from engine.core.errors import UserError
+from engine.core.percent import percent_text
 from engine.core.results import RAW_SUFFIX, load_run_file
 from engine.episodes import MODULE_NAMES
 from engine.publish.board import result_files
-from engine.publish.percent import percent_text
 from engine.publish.scorecard import render
 
 

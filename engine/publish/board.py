@@ -48,11 +48,11 @@ from engine.analysis.stats import (
 from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
 from engine.core.models_file import ModelEntry, ModelsFile, load_models
+from engine.core.percent import percent
 from engine.core.reference_setting import ReferenceSetting, load_reference_setting, setting_path_for
 from engine.core.results import RAW_SUFFIX, model_slug
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES, SPECS
-from engine.publish.percent import percent
 from engine.publish.reference import (
     COMPARED,
     SettingFlag,

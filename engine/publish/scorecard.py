@@ -6,8 +6,8 @@ from rich.console import Console
 from rich.table import Table
 
 from engine.analysis.scoring import Scorecard
+from engine.core.percent import percent_text
 from engine.core.schema import RunFile
-from engine.publish.percent import percent_text
 from engine.run.runcost import decode_median, describe, run_minutes
 
 

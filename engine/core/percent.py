@@ -1,4 +1,4 @@
-"""A score's share (0-1) on the 0-100 scale: as a number for the board's data, as text for the terminal.
+"""A score's share (0-1) on the 0-100 scale: as a number for the board's data, as text for the terminal and reports.
 
 Two functions because the two users need two outputs: the board keeps a number (rounded to four places, so
 ``leaderboard.json`` carries no float noise) that its pages format later; the commands print text at once.
