@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from engine.analysis.scoring import Scorecard, common_k, score_run
 from engine.analysis.stats import ALPHA, BaselineTest, against_baseline
+from engine.core.percent import percent_text
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES
 
@@ -127,10 +128,6 @@ def build_report(plan: Path, model: str, named: Sequence[tuple[str, Path, RunFil
     )
 
 
-def percent_cell(v: float | None) -> str:
-    return "—" if v is None else f"{v * 100:.1f}"
-
-
 def number_cell(v: float | None) -> str:
     return "—" if v is None else f"{v:g}"
 
@@ -162,7 +159,7 @@ def to_markdown(report: SweepReport) -> str:
                   "| configuration | pass^k | det | tasks | output tokens / pass | seconds / pass | against the "
                   "baseline |", "|---|---|---|---|---|---|---|"]
         for r in scope.rows:
-            lines.append(f"| {r.configuration} | {percent_cell(r.pass_k)} | {percent_cell(r.det_score)} | "
+            lines.append(f"| {r.configuration} | {percent_text(r.pass_k)} | {percent_text(r.det_score)} | "
                          f"{r.tasks_scored} | {number_cell(r.tokens_per_pass)} | {number_cell(r.seconds_per_pass)} "
                          f"| {test_cell(r.test)} |")
     return "\n".join(lines) + "\n"

@@ -22,7 +22,7 @@ from engine.bank.load import find_tasks
 from engine.core.errors import BenchError, UserError
 from engine.core.results import RAW_SUFFIX
 from engine.core.schema import Grade, RunFile, TrialRecord
-from engine.episodes import MODULES
+from engine.episodes import MODULES, SPECS
 from engine.episodes.base import Env, LoadedTask
 from engine.episodes.cut import complete_before_cut, cut_grade, truncated_grade
 from engine.sandbox.handle import SandboxHandle, open_sandbox
@@ -92,7 +92,7 @@ def rescore_run(
             # Failed as a truncation, whatever the module: no grader (and no sandbox) is needed.
             new_trials.append(_regraded(report, trial, truncated_grade(trial.turns, trial.truncation), task))
             continue
-        if task.task.module == "code" and not sandbox_tried:
+        if SPECS[task.task.module].runs_code and not sandbox_tried:
             sandbox_tried = True
             if sandbox_factory is not None:
                 try:
@@ -101,7 +101,7 @@ def rescore_run(
                     sandbox_error = str(exc).splitlines()[0]
             else:
                 sandbox_error = "no sandbox configured"
-        if task.task.module == "code" and sandbox is None:
+        if SPECS[task.task.module].runs_code and sandbox is None:
             report.not_regraded.append((trial.task_id, trial.trial, sandbox_error or "no sandbox"))
             new_trials.append(trial)
             continue

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from engine.core.errors import UserError
 from engine.core.schema import RunSettings, TrialRecord
+from engine.episodes import SPECS
 from engine.episodes.base import LoadedTask
 from engine.model import servers
 
@@ -72,7 +73,8 @@ def resume_problems(old: RunSettings, new: RunSettings, held: Sequence[TrialReco
     if new.trials < old.trials:
         problems.append(f"trials: {old.trials} then, {new.trials} now (a run may add trials, never drop them: "
                         f"give --trials {old.trials} or more, or --add-trials)")
-    ran_code = any(r.module == "code" and r.grade is not None and not r.infra for r in held)
+    ran_code = any(r.module in SPECS and SPECS[r.module].runs_code and r.grade is not None and not r.infra
+                   for r in held)
     if ran_code and new.sandbox_backend != old.sandbox_backend:
         problems.append(f"sandbox_backend: {old.sandbox_backend!r} then, {new.sandbox_backend!r} now (its "
                         "code trials were run in the first)")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from engine.core.errors import UserError
+from engine.episodes import SPECS
 from engine.episodes.base import LoadedTask
 from engine.run.request import RunRequest
 from engine.sandbox.core import Backend
@@ -40,7 +41,7 @@ def choose_sandbox(
     ``candidates`` replaces the automatic backend list (configured backend objects, tried in order)."""
     if given is not None:
         return SandboxChoice(handle=given, label=given.label, limits=given.enforced_limits())
-    code_ids = [t.id for t in tasks if t.task.module == "code"]
+    code_ids = [t.id for t in tasks if SPECS[t.task.module].runs_code]
     if not code_ids:
         return SandboxChoice()
     handle, label = sandbox_or_reason(request.sandbox_name, allow_unsandboxed=request.allow_unsandboxed,

@@ -18,7 +18,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.analysis.sweep_report import SHOWN_SETTINGS, SweepReport, number_cell, percent_cell, test_cell
+from engine.analysis.sweep_report import SHOWN_SETTINGS, SweepReport, number_cell, test_cell
+from engine.core.percent import percent_text
 from engine.publish.escape import esc
 
 log = logging.getLogger("mkdocs.plugins.small_llm_bench")
@@ -96,7 +97,7 @@ def sweep_html(sweep: Sweep, model_href: str | None) -> str:
         parts += [f"<h2>{esc(scope.scope)}</h2>",
                   _table(["configuration", f"pass^{r.k}", "det", "tasks", "output tokens / pass",
                           "seconds / pass", "against the baseline"],
-                         [[row.configuration, percent_cell(row.pass_k), percent_cell(row.det_score),
+                         [[row.configuration, percent_text(row.pass_k), percent_text(row.det_score),
                            str(row.tasks_scored), number_cell(row.tokens_per_pass),
                            number_cell(row.seconds_per_pass), test_cell(row.test)]
                           for row in scope.rows])]
