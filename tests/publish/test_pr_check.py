@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from engine.analysis.judge import JudgedFile, JudgeInfo, ModuleCoverage, TrialVerdict, file_sha256
+from engine.bank.load import load_bank
 from engine.cli import main
 from engine.core.results import RAW_SUFFIX
 from tests.conftest import ROOT
@@ -151,9 +152,13 @@ def test_the_honest_pull_request_with_contributings_row_passes_and_says_where_it
 
 def test_verdicts_flipped_in_20_tasks_of_the_reference_file_are_each_named(pr, capsys) -> None:
     doc = json.loads((ROOT / SMOL).read_text(encoding="utf-8"))
+    # Only trials of today's task files can be regraded: one whose task file changed since the run is named
+    # for its task hash instead (results/reference/README.md says which trials those are).
+    today = {t.id: t.hash for t in load_bank(ROOT / "tasks")}
     flipped: list[str] = []
     for t in doc["trials"]:
-        graded = t["grade"] and not t["error"] and t["truncation"] == "none" and not t["infra"]
+        graded = t["grade"] and not t["error"] and t["truncation"] == "none" and not t["infra"] \
+            and today.get(t["task_id"]) == t["task_hash"]
         if graded and len({k.split("#")[0] for k in flipped} | {t["task_id"]}) <= 20:
             t["grade"].update(passed=True, score=1.0)
             flipped.append(f"{t['task_id']}#{t['trial']}")
