@@ -85,7 +85,7 @@ def test_a_task_without_trial_lists_its_trials_and_shows_the_first(capsys):
     assert "code_split_bill · trial 0 · code" in out
     # A code trial's grade: the attempts it keeps, one line per attempt, and the task's hash and version.
     assert "per_attempt" in out and "1. {" in out and "3. {" in out
-    assert "hash 55f4a6e31c046ab5 · version 2" in out
+    assert "hash 55f4a6e31c046ab5 · version 3" in out
     assert "#1 user" in out and "#2 assistant" in out
 
 

@@ -254,7 +254,7 @@ def test_calculator_opens_on_a_fitting_model_and_rejects_impossible_context(depl
     v.page.fill("#cir-context", "4096")
     v.page.dispatch_event("#cir-context", "input")
     assert not v.page.locator("#cir-error").is_visible()
-    assert re.fullmatch(r"\d+\.\d\d GB of \d+(\.\d+)? GB", v.page.inner_text("#cir-total"))
+    assert re.fullmatch(r"\d+\.\d\d GB of \d+(\.\d+)? GB \(\d+(\.\d+)? GB usable\)", v.page.inner_text("#cir-total"))
     assert not v.failed and not v.errors
 
 
