@@ -111,6 +111,14 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     return math.comb(c, k) / math.comb(n, k)
 
 
+def _trial_counts(runs: Iterable[RunFile]) -> list[int]:
+    """Each file's declared trials per task (``settings.trials``); at least one file is needed."""
+    ks = [run.settings.trials for run in runs]
+    if not ks:
+        raise UserError("no result files to take k from: load at least one run file")
+    return ks
+
+
 def board_k(runs: Iterable[RunFile]) -> int:
     """The k of files compared without a declared setting: the largest trial count any of them was run with
     (its ``settings.trials``). The published board takes its k from its reference setting instead, so one file
@@ -118,10 +126,7 @@ def board_k(runs: Iterable[RunFile]) -> int:
 
     A file run with fewer trials than that has every task dropped rather than being scored on an easier k.
     """
-    ks = [run.settings.trials for run in runs]
-    if not ks:
-        raise UserError("no result files to take k from: load at least one run file")
-    k = max(ks)
+    k = max(_trial_counts(runs))
     if k < 1:
         raise UserError(f"the result files declare at most {k} trials per task; pass^k needs at least 1")
     return k
@@ -132,10 +137,7 @@ def common_k(runs: Iterable[RunFile]) -> int:
     the largest k at which every file can be scored on every task it ran (a file with more trials is scored at
     it too: C(c, k) / C(n, k) allows n > k). The largest count (``board_k``) would drop every task of the file
     with fewer trials and compare the other against nothing."""
-    ks = [run.settings.trials for run in runs]
-    if not ks:
-        raise UserError("no result files to take k from: load at least one run file")
-    k = min(ks)
+    k = min(_trial_counts(runs))
     if k < 1:
         raise UserError(f"a result file declares {k} trials per task; pass^k needs at least 1")
     return k
