@@ -93,6 +93,13 @@ class ModelsFile(Strict):
                 return entry
         return None
 
+    def same_model_key(self, name: str) -> str:
+        """What makes two rows one model: the model card's address where the row gives one (the same weights
+        served under two names, ``qwen3-8b`` on llama.cpp and ``qwen3-8b-ollama``), else the name itself.
+        A fine-tune has a card of its own, so it stays a model of its own."""
+        entry = self.find(name)
+        return str(entry.card_url) if entry is not None and entry.card_url else f"name:{name}"
+
 
 def default_models_path() -> Path:
     here = Path.cwd() / "models.yaml"

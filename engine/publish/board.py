@@ -550,7 +550,7 @@ def _build_board(
     rank_of = competition_ranks(ordered)
     slugs = unique_slugs([s.item.run.settings.model for s in scored])
     present = [m for m in MODULE_NAMES if any(m in s.score.card.modules for s in scored)]
-    kind_flags = server_kind_flags([s.item.run for s in scored])
+    kind_flags = server_kind_flags([s.item.run for s in scored], models.same_model_key if models else None)
     rows = [_row(s, rank_of, slugs, present, models, setting, other_kinds)
             for s, other_kinds in zip(scored, kind_flags, strict=True)]
     # The ranking's order: headline, then det score and name inside a tie, unscored rows last.

@@ -163,16 +163,21 @@ def _server_kind(run: RunFile) -> str:
     return kind[:50] if isinstance(kind, str) and kind else "not recorded"
 
 
-def server_kind_flags(runs: Sequence[RunFile]) -> list[list[SettingFlag]]:
+def server_kind_flags(runs: Sequence[RunFile], same_model: Callable[[str], str] | None = None) -> list[list[SettingFlag]]:
     """Per run, a flag when the same model is on the board from more than one server kind (llama.cpp and
     Ollama, say): their scores are not like for like, since the server decides the chat template, the sampler
-    and the quantization it runs. Every such row of the model is flagged, naming the other kinds."""
+    and the quantization it runs. Every such row of the model is flagged, naming the other kinds.
+
+    A board holds one row per model name, so two rows of one model carry two names (``qwen3-8b`` and
+    ``qwen3-8b-ollama``); ``same_model`` maps a name to what makes two names one model (the board passes the
+    model card's address from models.yaml). Without it, only equal names count as one model."""
+    key = same_model or (lambda name: name)
     kinds: dict[str, set[str]] = {}
     for run in runs:
-        kinds.setdefault(run.settings.model, set()).add(_server_kind(run))
+        kinds.setdefault(key(run.settings.model), set()).add(_server_kind(run))
     flags = []
     for run in runs:
-        mine, seen = _server_kind(run), kinds[run.settings.model]
+        mine, seen = _server_kind(run), kinds[key(run.settings.model)]
         others = sorted(seen - {mine})
         flags.append([] if not others else [SettingFlag(
             field="server_kind", label="Server kind", value=mine,

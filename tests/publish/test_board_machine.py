@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from engine.core.results import load_run_file, write_run_file
 from engine.core.schema import GpuInfo, MachineInfo
@@ -58,8 +59,7 @@ def test_in_bench_mode_a_card_row_is_flagged_and_a_file_without_the_mode_is_benc
 
 
 def test_runs_of_one_model_on_two_server_kinds_are_flagged(fleet: list[Path]) -> None:
-    # The board's loader keeps one file per model today (a second is refused), so the rule is held here on
-    # the runs themselves: the board applies it to its rows as they are.
+    # The rule on the runs themselves, keyed by name (the board keys it by model card: the next test).
     run = load_run_file(fleet[0])
     on = {kind: run.model_copy(update={"provenance": run.provenance.model_copy(
         update={"server": {**run.provenance.server, "kind": kind}})}) for kind in ("llama.cpp", "ollama")}
@@ -71,6 +71,30 @@ def test_runs_of_one_model_on_two_server_kinds_are_flagged(fleet: list[Path]) ->
         [],
     ]
     assert server_kind_flags([on["llama.cpp"], other]) == [[], []]
+
+
+def test_a_board_flags_two_rows_of_one_model_card_served_by_two_server_kinds(tmp_path: Path,
+                                                                              fleet: list[Path]) -> None:
+    # One model served twice under two names (the same weights on llama.cpp and on Ollama): models.yaml gives
+    # both rows the same card, and the board flags both; the third model, with a card of its own, is not.
+    doc = yaml.safe_load((tmp_path / "models.yaml").read_text())
+    names = [row["name"] for row in doc["models"]]
+    cards = {names[0]: "https://example.org/org/model-a", names[1]: "https://example.org/org/model-a",
+             names[2]: "https://example.org/org/model-c"}
+    for row in doc["models"]:
+        row["card_url"] = cards[row["name"]]
+    (tmp_path / "models.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    for path, kind in zip(fleet, ("llama.cpp", "ollama", "vllm"), strict=True):
+        _update(path, server={**load_run_file(path).provenance.server, "kind": kind})
+    flagged = {r.source_file: [(f.field, f.value) for f in r.flags] for r in _board(tmp_path).rows}
+    assert flagged == {fleet[0].name: [("server_kind", "llama.cpp")], fleet[1].name: [("server_kind", "ollama")],
+                       fleet[2].name: []}
+    # Without a shared card the two names are two models: nothing to flag, whatever their servers.
+    cards[names[1]] = "https://example.org/org/model-b"
+    for row in doc["models"]:
+        row["card_url"] = cards[row["name"]]
+    (tmp_path / "models.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    assert all(not r.flags for r in _board(tmp_path).rows)
 
 
 def test_the_card_shows_the_machine_and_the_server_escaped(tmp_path: Path, fleet: list[Path]) -> None:
