@@ -2,9 +2,9 @@
 is not complete before it.
 
 A module may say what "complete" means for it (``complete_before_cut(task, turns)``): an answer line
-followed by more text (knowledge, long_context), every fenced code block closed (code). Tools does not yet:
-its final-message checks cannot tell a complete report from working cut before its choice (a list of the
-four cities read as the pick), so every cut tools reply still fails. A cut reply
+followed by more text (knowledge, long_context), every fenced code block closed (code), a final report
+closed before the paragraph the cut fell in (tools, :func:`report_closed_before_cut`: working cut before
+its choice, "Let me compare ...:" and a list of figures, closes nothing and still fails). A cut reply
 that is complete is graded like any other, and a pass is marked unsure ("cut by the token limit after its
 answer"): the grader read an answer the model never finished explaining. Every other cut reply fails as a
 truncation of its class (degenerate when it was looping, incomplete otherwise), as before; a module that
@@ -16,12 +16,15 @@ two never disagree.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.core.schema import Grade, Turn
 from engine.episodes.base import Env, LoadedTask
 
 CUT_NOTE = "cut by the token limit after its answer"
+# A sentence end closing a paragraph: . ! ? … (or full-width), then closing quotes, brackets or emphasis.
+_CLOSED = re.compile(r"[.!?…。！？][\"'”’)\]*_]*\s*$")
 CUT_DETAIL = "graded_after_cut"
 
 
@@ -57,3 +60,13 @@ def cut_grade(module: Any, task: LoadedTask, turns: list[Turn], env: Env, kind: 
 def graded_after_cut(grade: Grade | None) -> bool:
     """Whether a cut trial's grade was made on its answer, which came whole before the cut."""
     return grade is not None and grade.details.get(CUT_DETAIL) is True
+
+
+def report_closed_before_cut(text: str) -> bool:
+    """Whether a final message cut by the token limit closed its report before the paragraph the cut fell in:
+    at least one whole paragraph comes before that one, and the last of them ends a sentence. A paragraph
+    that ends with a colon introduces what the cut took, and a list of figures without a sentence end is
+    working towards a conclusion not yet written; both leave the report open, as does a reply cut in its
+    first paragraph."""
+    paragraphs = [p.strip() for p in re.split(r"\n[ \t]*\n", text.strip()) if p.strip()]
+    return len(paragraphs) >= 2 and _CLOSED.search(paragraphs[-2]) is not None

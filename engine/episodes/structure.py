@@ -13,6 +13,7 @@ line Next?" is about the last line. This module reads those parts once, the same
   ordered ones in sequence (``a) b)``, ``I. II.``), unordered ones on at least two lines;
 - ``read_post``: the post inside a reply, without a one-line preamble that introduces it (``Here's the
   post:``) or a closing line that speaks to the user about it (``Let me know if you'd like changes!``);
+  horizontal rules that set the post apart bound it, with a follow-up offer after the closing one;
 - ``last_line``.
 """
 
@@ -352,23 +353,79 @@ _FIRST_PERSON = re.compile(r"\bI(?:['’](?:m|d|ll|ve))?\b|\b[Mm][ey]\b")
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)\n?```$", re.DOTALL)
 
 
+# A thematic break (Markdown's horizontal rule): three or more of one of - * _, spaces between allowed.
+_RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+# The most words a line around the post may hold and still be read as the writer speaking to the user.
+_ASIDE_WORDS = 30
+
+
+def _speaks_to_user(text: str) -> bool:
+    """Whether ``text`` reads as the writer speaking to the user about the post, not as more of it: one
+    paragraph of at most 30 words that asks the user something (it ends with a question mark: ``Want a
+    shorter version too?``) or in which the writer speaks in the first person singular."""
+    plain = plain_text(text).strip()
+    if not plain or re.search(r"\n[ \t]*\n", plain) or len(words(plain)) > _ASIDE_WORDS:
+        return False
+    return plain.endswith(("?", "？")) or _FIRST_PERSON.search(plain) is not None
+
+
+def _rules(lines: list[str]) -> list[int]:
+    """The lines that are horizontal rules. A line of dashes right under a line of text underlines a
+    heading in Markdown (a setext heading) and is no rule."""
+    return [n for n, line in enumerate(lines) if _RULE.match(line)
+            and not (line.strip()[0] == "-" and n > 0 and lines[n - 1].strip())]
+
+
+def _between_rules(text: str) -> tuple[str, str, str] | None:
+    """(introduction, post, afterword) when horizontal rules set the post apart, else None.
+
+    The last rule closes the post when nothing follows it or what follows speaks to the user (a follow-up
+    offer: ``Want me to add the market's address?``); a rule before it opens the post, and a short text
+    before that opening rule is an introduction. A last rule followed by more of the post (a hashtag line,
+    a second paragraph in the brand's voice) closes nothing: the rules are then part of the post."""
+    lines = text.splitlines()
+    rules = _rules(lines)
+    if not rules:
+        return None
+    close = rules[-1]
+    after = "\n".join(lines[close + 1:]).strip()
+    if after and not _speaks_to_user(after):
+        return None
+    opening = rules[0] if rules[0] < close else None
+    intro = "\n".join(lines[:opening]).strip() if opening is not None else ""
+    if opening is not None and (not intro or len(words(intro)) <= _ASIDE_WORDS):
+        body = "\n".join(lines[opening + 1:close]).strip()
+    else:
+        intro, body = "", "\n".join(lines[:close]).strip()
+    if not words(body):
+        return None
+    return intro, body, after
+
+
 def read_post(text: str) -> Post:
     """The post a reply holds: the reply without a preamble (its first line, when that ends with a colon,
     holds at most 20 words and more follows: ``Here's the post:``) and without an afterword (its last
     paragraph, when that is one line of at most 30 words in which the writer speaks in the first person
-    singular: ``Let me know if you'd like it shorter!``). A post wrapped whole in a code fence, a block
-    quote or quotation marks is read without them."""
+    singular: ``Let me know if you'd like it shorter!``). Horizontal rules (``---``, ``***``, ``___``) that
+    set the post apart bound it (``_between_rules``): what follows the closing rule is an afterword when it
+    speaks to the user (a question or the first person), what precedes the opening rule an introduction. A
+    post wrapped whole in a code fence, a block quote or quotation marks is read without them."""
     rest = text.strip()
     preamble = afterword = ""
     head, _, tail = rest.partition("\n")
     if tail.strip() and plain_text(head).strip().endswith(":") and len(words(head)) <= 20:
         preamble, rest = head.strip(), tail.strip()
-    paragraphs = [p.strip() for p in re.split(r"\n[ \t]*\n", rest) if p.strip()]
-    if len(paragraphs) > 1 and "\n" not in paragraphs[-1]:
-        last = plain_text(paragraphs[-1]).strip()
-        if _FIRST_PERSON.search(last) and len(words(last)) <= 30:
-            afterword = paragraphs.pop()
-    body = "\n\n".join(paragraphs)
+    ruled = _between_rules(rest)
+    if ruled is not None:
+        intro, body, afterword = ruled
+        preamble = "\n".join(p for p in (preamble, intro) if p)
+    else:
+        paragraphs = [p.strip() for p in re.split(r"\n[ \t]*\n", rest) if p.strip()]
+        if len(paragraphs) > 1 and "\n" not in paragraphs[-1]:
+            last = plain_text(paragraphs[-1]).strip()
+            if _FIRST_PERSON.search(last) and len(words(last)) <= _ASIDE_WORDS:
+                afterword = paragraphs.pop()
+        body = "\n\n".join(paragraphs)
     fence = _FENCE.match(body)
     if fence:
         body = fence.group(1).strip()

@@ -116,6 +116,12 @@ class _Unreadable(ValueError):
         return self
 
 
+def opens_call(content: str) -> bool:
+    """Whether ``content`` holds a marker that opens a call written as text in any format read here (a reply
+    cut inside such a call was acting, not reporting)."""
+    return _MARKER.search(content) is not None
+
+
 def read_text_calls(content: str, tools: Schemas | set[str], *, max_calls: int = 1000) -> TextCalls:
     """The tool calls written in ``content``; ``tools`` are the offered tools (names, or names with their
     parameter schemas, which type ``<parameter=...>`` values). At most ``max_calls`` are returned."""

@@ -16,6 +16,11 @@ Amounts and other figures are not checked here: a reply may compute them (a sum,
 so their absence from the tools' answers does not make them invented.
 
 A match is case-insensitive and whole: ``O-8`` is not found inside ``O-88``.
+
+A message the model sends states facts about the world too (:func:`unshown`): its identifiers, read as above,
+and its times of day, read by the quantity reader and compared as times (``3:10 am`` is ``03:10``; ``13:10``
+is not), each of which must be one the episode showed. A time, unlike an amount, is not computed from
+others: one that nothing showed ("failed at 13:10" when the request said 03:10) is a wrong fact.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.readers.quantity import quantities
+from engine.readers.quantity import Quantity, compare, quantities
+from engine.readers.units import CLOCK
 
 # A token of letters and digits, possibly joined by - _ . / (a full stop only between two characters of it).
 _TOKEN = re.compile(r"(?<![\w@/.-])[A-Za-z0-9]+(?:[-_./][A-Za-z0-9]+)*(?![\w@-]|[./]\w)")
@@ -87,3 +93,19 @@ def invented(text: str, known: str) -> list[str]:
         if re.search(pattern, plain) is None:
             missing.append(token)
     return missing
+
+
+def _times(text: str) -> list[Quantity]:
+    return [q for q in quantities(text) if any(r.unit is CLOCK for r in q.readings)]
+
+
+def _same_time(a: Quantity, b: Quantity) -> bool:
+    return compare(a, b)[0] or compare(b, a)[0]
+
+
+def unshown(text: str, known: str) -> list[str]:
+    """The facts a sent message states that ``known`` (what the episode showed) does not hold: invented
+    identifiers, then times of day stated in no notation in ``known``, each as written."""
+    shown_times = _times(_MARKUP.sub("", known))
+    wrong = [q.text for q in _times(_MARKUP.sub("", text)) if not any(_same_time(k, q) for k in shown_times)]
+    return invented(text, known) + [t for i, t in enumerate(wrong) if t not in wrong[:i]]

@@ -34,7 +34,7 @@ from engine.world.answers import answer_failures
 from engine.world.asks import asks_for
 from engine.world.claims import backing, check_claims
 from engine.world.diff import ABSENT, same_value, show
-from engine.world.facts import invented, shown
+from engine.world.facts import invented, shown, unshown
 from engine.world.markdown import markdown_problems
 from engine.world.objects import index_world
 from engine.world.replay import Replay
@@ -238,12 +238,21 @@ def _same_subject(sent: str, fixed: str) -> bool:
     return norm(sent) == norm(fixed)
 
 
-def message_failures(checks: Sequence[MessageCheck], outbox: Sequence[Message]) -> tuple[int, list[str]]:
+def message_failures(checks: Sequence[MessageCheck], outbox: Sequence[Message],
+                     known: str = "") -> tuple[int, list[str]]:
     """(number of checks, failures) for what the task fixes about a message beyond its words: the subject
-    line, graded apart from the body, and each action the message must ask for (:mod:`engine.world.asks`)."""
+    line, graded apart from the body, each action the message must ask for (:mod:`engine.world.asks`) and,
+    where the task asks for it, that the facts it states are ones ``known`` (what the episode showed the
+    model) holds (:func:`engine.world.facts.unshown`): every message to the recipient is held to it."""
     total, failed = 0, []
     for mc in checks:
         sent = [m for m in outbox if m.to == mc.to.strip().lower()]
+        if mc.facts_shown and sent:
+            total += 1
+            wrong = [fact for m in sent for fact in unshown(f"{m.subject}\n{m.body}", known)]
+            if wrong:
+                failed.append(f"a message to {mc.to} states {wrong[0]!r}, which neither the request nor any "
+                              "tool gave")
         if mc.subject is not None:
             total += 1
             if not any(_same_subject(m.subject, mc.subject) for m in sent):
@@ -258,12 +267,14 @@ def message_failures(checks: Sequence[MessageCheck], outbox: Sequence[Message]) 
 
 
 def answer_checks(replay: Replay, spec: GradeSpec, final_text: str,
-                  extra: tuple[int, Sequence[str]] = (0, ())) -> Finding:
+                  extra: tuple[int, Sequence[str]] = (0, ()), request: str = "") -> Finding:
     """The share of the answer and message checks passed. ``extra``: (number, failures) of checks a module
     makes on the final answer itself with readers the world does not have (the adversarial module counts a
-    summary's list items), counted in the same share."""
+    summary's list items), counted in the same share. ``request``: what the model was told before it
+    acted, which a message's facts may come from."""
     found = answer_failures(spec.checks, final_text, replay.final.outbox, replay.seed)
-    more, more_failures = message_failures(spec.checks.messages, replay.final.outbox)
+    known = shown((o.content for o in replay.outcomes), request, (_args(o) for o in replay.outcomes if not o.error))
+    more, more_failures = message_failures(spec.checks.messages, replay.final.outbox, known)
     total = found.total + more + extra[0]
     failures = found.failures + more_failures + list(extra[1])
     return Finding(score=(total - len(failures)) / total if total else None, reason="; ".join(failures),

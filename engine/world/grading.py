@@ -65,7 +65,7 @@ def world_findings(replay: Replay, spec: GradeSpec, final_text: str, request: st
         "no_side_effects": side_effects(replay),
         "efficiency": efficiency_share(replay, spec),
         "no_loop": repeated_calls(replay, spec),
-        "answer_checks": answer_checks(replay, spec, final_text, extra_checks),
+        "answer_checks": answer_checks(replay, spec, final_text, extra_checks, request),
         "required_calls": required_calls(replay, spec),
         "replay": replay_facts(replay),
         "markdown": markdown_defects(replay),

@@ -34,6 +34,10 @@ class MessageCheck(_Spec):
     subject: str | None = Field(default=None, min_length=1)
     # What the message must ask its reader to do, read as an action rather than a phrase (engine.world.asks).
     asks: list[Ask] = Field(default_factory=list)
+    # The facts the message states about the world (its identifiers and times of day) must be ones the episode
+    # showed: the request or the tools' answers (engine.world.facts.unshown). "Failed at 13:10" when the
+    # request said 03:10 is a wrong fact, whatever the recipient and subject.
+    facts_shown: bool = False
 
 
 class AnswerChecks(_Spec):

@@ -614,3 +614,48 @@ def test_figure_of_in_the_sentence_but_not_the_clause_holds_unsure():
     assert outcome[0] and "sentence" in unsure_of(outcome)
     with pytest.raises(ValidationError):
         spec(check="figure_of", figure="forty-ish things", subject=FAILED_JOBS)
+
+
+# ---------------------------------------------------------------------------------------------- any_of
+
+# A permitted form ("a numbered list is fine instead of a sentence") and the form the standing rule asks for.
+EITHER_FORM = {"check": "any_of", "options": [
+    {"check": "list_items", "style": "numbered", "min": 3, "max": 3},
+    {"check": "sentence_count", "min": 1, "max": 1},
+]}
+
+
+@pytest.mark.parametrize("reply", [
+    "1. Red\n2. Yellow\n3. Blue",
+    "The three primary colours of paint are **red**, **yellow** and **blue**.",
+])
+def test_any_of_accepts_each_permitted_form(reply):
+    assert ok(reply, **EITHER_FORM)
+
+
+@pytest.mark.parametrize("reply", [
+    # Neither form: two sentences, no list.
+    "The primary colours are red, yellow and blue. Mixing them gives the rest.",
+    # A bulleted list is neither the numbered list permitted nor one sentence.
+    "- Red\n- Yellow\n- Blue",
+    # A numbered list of four.
+    "1. Red\n2. Yellow\n3. Blue\n4. Green",
+])
+def test_any_of_fails_a_reply_in_neither_form(reply):
+    held, note = run(reply, **EITHER_FORM)
+    assert not held and note.startswith("none of the permitted forms") and "sentences" in note
+
+
+def test_any_of_keeps_the_unsure_of_the_option_that_held():
+    outcome = spec(check="any_of", options=[
+        {"check": "word_count", "max": 3},
+        {"check": "ends_with", "text": "#JuniperBakes", "of": "post"},
+    ]).run(Subject("Here's the post:\nRye is back at the bakery! #JuniperBakes\n\nI can make it shorter."))
+    assert outcome[0] and unsure_of(outcome)
+
+
+def test_any_of_needs_two_options_each_a_known_check():
+    with pytest.raises(ValidationError):
+        spec(check="any_of", options=[{"check": "word_count", "max": 3}])
+    with pytest.raises(ValidationError):
+        spec(check="any_of", options=[{"check": "word_count", "max": 3}, {"check": "no_such_check"}])

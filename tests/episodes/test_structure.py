@@ -102,6 +102,35 @@ def test_a_post_without_preamble_or_afterword_is_the_whole_reply(reply):
     assert post.body == reply.strip() and not post.preamble and not post.afterword
 
 
+@pytest.mark.parametrize("reply,body,afterword", [
+    # Rules around the post and a follow-up offer after the closing one: the post lies between the rules.
+    ("Here's your post:\n\n---\n\nRye is back! #JuniperBakes\n\n---\n\nWant a shorter version too?",
+     "Rye is back! #JuniperBakes", "Want a shorter version too?"),
+    ("Sure, a fresh one for Monday.\n\n***\n\nBYO cup! #JuniperBakes\n\n***\n\nI can add emoji if you like.",
+     "BYO cup! #JuniperBakes", "I can add emoji if you like."),
+    # A closing rule with nothing after it is decoration.
+    ("Post:\n\n___\n\nRye is back! #JuniperBakes\n\n___", "Rye is back! #JuniperBakes", ""),
+])
+def test_horizontal_rules_bound_the_post(reply, body, afterword):
+    post = read_post(reply)
+    assert (post.body, post.afterword) == (body, afterword)
+
+
+@pytest.mark.parametrize("reply,body", [
+    # What follows the last rule is more of the post (no question, no first person): the rule closes nothing.
+    ("Rye is back!\n\n---\n\nSee you Saturday. #JuniperBakes",
+     "Rye is back!\n\n---\n\nSee you Saturday. #JuniperBakes"),
+    # A long paragraph after the rule is no aside, even when it ends with a question.
+    ("Rye is back!\n\n---\n\n" + "Crusty and tangy, " * 12 + "who's in?",
+     "Rye is back!\n\n---\n\n" + "Crusty and tangy, " * 12 + "who's in?"),
+    # A line of dashes under text underlines a heading (Markdown's setext heading), no rule.
+    ("Rye is back\n---\nWant one?", "Rye is back\n---\nWant one?"),
+])
+def test_rules_that_do_not_close_the_post_keep_what_follows(reply, body):
+    post = read_post(reply)
+    assert post.body == body and not post.afterword
+
+
 def test_last_line_reads_through_emphasis():
     assert last_line("Mulch with straw.\n**Next?**\n\n") == "Next?"
     assert last_line("Mulch with straw. Next?") == "Mulch with straw. Next?"

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from engine.world.episode import WorldEpisode
-from engine.world.facts import identifiers, invented, shown
+from engine.world.facts import identifiers, invented, shown, unshown
+from engine.world.grading import grade_episode
 
 SHIPMENT: dict[str, Any] = {
     "world": {"orders": {"O-88": {"customer": "Ines Duarte", "item": "LMP-01 reading lamp", "quantity": 2,
@@ -89,3 +90,58 @@ def test_a_quantity_written_beside_an_item_is_no_identifier(text):
 ])
 def test_invented_codes_that_look_like_quantities_are_still_caught(text, made_up):
     assert invented(text, shown([], REQUEST, [])) == made_up
+
+
+# ------------------------------------------------------------------------------------------------------
+# The facts a sent message states (engine.world.facts.unshown), through the message check's facts_shown.
+
+DIRECTORY: dict[str, Any] = {
+    "world": {"contacts": {"c-31": {"name": "Nils Eriksen", "email": "n.eriksen@fleet.example", "team": "billing"}}},
+    "tools": ["send_message"],
+    "gold_actions": [{"tool": "send_message", "args": {
+        "to": "n.eriksen@fleet.example", "subject": "Invoice run 2291 failed",
+        "body": "Invoice run 2291 failed at 03:10 and needs a rerun."}}],
+    "checks": {"messages": [{"to": "n.eriksen@fleet.example", "subject": "Invoice run 2291 failed",
+                             "facts_shown": True}]},
+}
+RUN_REQUEST = "Please email Nils that invoice run 2291 failed at 03:10 and needs a rerun."
+
+
+def _send(body: str, *, facts: bool = True):
+    checks = {"messages": [{**DIRECTORY["checks"]["messages"][0], "facts_shown": facts}]}
+    call = {"name": "send_message", "arguments": {"to": "n.eriksen@fleet.example",
+                                                  "subject": "Invoice run 2291 failed", "body": body}}
+    return grade_episode(DIRECTORY["world"], DIRECTORY["gold_actions"], [call],
+                         {"tools": DIRECTORY["tools"], "checks": checks}, final_text="Sent.", request=RUN_REQUEST)
+
+
+@pytest.mark.parametrize("body", [
+    "Invoice run 2291 failed at 03:10 and needs a rerun.",
+    "Hi Nils, run 2291 failed today at 3:10 am. Could you run it again?",
+    "Run 2291 failed at 3.10 a.m.; please rerun it.",
+    "Run 2291 failed overnight; please rerun it.",   # no time stated: nothing to compare
+])
+def test_a_message_stating_the_facts_it_was_shown_passes(body):
+    grade = _send(body)
+    assert grade.passed, grade.reason
+
+
+@pytest.mark.parametrize(("body", "wrong"), [
+    ("Invoice run 2291 failed today at 13:10 and needs a rerun.", "13:10"),
+    ("Run 2291 failed at 3:10 pm, please rerun.", "3:10 pm"),
+    ("Run 2291 failed at 03:10 (incident INC-4471); please rerun.", "INC-4471"),
+])
+def test_a_message_stating_a_wrong_fact_fails(body, wrong):
+    grade = _send(body)
+    assert not grade.passed and grade.breakdown["answer_checks"] < 1
+    assert repr(wrong) in grade.reason
+
+
+def test_a_message_check_that_does_not_ask_for_facts_does_not_compare_them():
+    assert _send("Invoice run 2291 failed today at 13:10 and needs a rerun.", facts=False).passed
+
+
+def test_unshown_reads_times_in_any_notation_and_names_each_once():
+    known = "The job failed at 03:10; the service is down until 18:00."
+    assert unshown("Failed at 3:10 AM, back at 6 pm.", known) == []
+    assert unshown("Failed at 13:10, then again at 13:10.", known) == ["13:10"]

@@ -53,7 +53,7 @@ from engine.episodes.checks.quantities import (
     NoNumerals,
     StatesQuantity,
 )
-from engine.episodes.checks.registry import CHECK_NAMES, CheckSpec, run_checks, unique_labels
+from engine.episodes.checks.registry import CHECK_NAMES, AnyOf, CheckSpec, run_checks, unique_labels
 from engine.episodes.checks.schema import JsonSchema, schema_errors
 from engine.episodes.checks.values import JSON_TYPES, PathError, has_type, resolve, same, same_unordered
 
@@ -61,6 +61,7 @@ from engine.episodes.checks.values import JSON_TYPES, PathError, has_type, resol
 from engine.episodes.structure import plain_text, sentences, words
 
 __all__ = [
+    "AnyOf",
     "ArrayHas",
     "BannedWords",
     "Bounded",

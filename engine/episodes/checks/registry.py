@@ -4,7 +4,7 @@ a task's checks on one reply."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Union, get_args
+from typing import Annotated, Literal, Union, get_args
 
 from pydantic import Field
 
@@ -25,15 +25,37 @@ from engine.episodes.checks.mentions import BannedWords, Contains, NotContains, 
 from engine.episodes.checks.quantities import Change, FigureOf, FiguresFrom, LabelledNumber, NoNumerals, StatesQuantity
 from engine.episodes.checks.schema import JsonSchema
 
+
+class AnyOf(CheckBase):
+    """Holds when any one of ``options`` holds: an instruction that permits a form ("a numbered list is fine
+    instead of a sentence") is kept by either form, so the check accepts each and still fails a reply in
+    neither (two sentences, a bulleted list). The first option that holds gives the outcome (and its
+    ``unsure``); when none holds, the note gives each option's failure."""
+
+    check: Literal["any_of"]
+    options: list[CheckSpec] = Field(min_length=2)
+
+    def run(self, subject: Subject) -> Outcome:
+        failures = []
+        for option in self.options:
+            outcome = option.run(subject)
+            if outcome[0]:
+                return outcome if isinstance(outcome, Outcome) else Outcome(True, outcome[1])
+            failures.append(f"{option.breakdown_name()}: {outcome[1]}")
+        return Outcome(False, "none of the permitted forms: " + "; ".join(failures))
+
+
 CheckSpec = Annotated[
     Union[  # noqa: UP007 - a discriminated union reads better spelt out
-        JsonOnly, JsonSchema, ValueEquals, ArrayHas, ValueIn, TypeIs, DateFormat, Count, SortedBy,
+        AnyOf, JsonOnly, JsonSchema, ValueEquals, ArrayHas, ValueIn, TypeIs, DateFormat, Count, SortedBy,
         WordCount, SentenceCount, ListItems, BannedWords, WordHits, Contains, StatesQuantity, NotContains,
         Regex, NoNumerals, StartsWith, EndsWith, LetterCase, LabelledNumber, SourceOverlap, FiguresFrom,
         FigureOf, Change, ItemsMatch, InOrder,
     ],
     Field(discriminator="check"),
 ]
+
+AnyOf.model_rebuild()
 
 # Every name a task file may give ``check``, read from the union rather than spelt a second time.
 CHECK_NAMES: tuple[str, ...] = tuple(

@@ -33,7 +33,9 @@ from engine.episodes.agent.loop import run_agent
 from engine.episodes.agent.prompt import system_prompt
 from engine.episodes.agent.transcript import read_transcript
 from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
+from engine.episodes.cut import report_closed_before_cut
 from engine.episodes.spec import ModuleSpec, ModuleWeights
+from engine.model.textcalls import opens_call
 from engine.world import (
     Finding,
     WorldEpisode,
@@ -110,6 +112,15 @@ class Tools:
         if seen.text_calls:
             notes.append(f"{seen.text_calls} call(s) written as text")
         return build_grade(found, notes)
+
+    def complete_before_cut(self, task: LoadedTask[ToolsBody], turns: list[Turn]) -> bool:
+        """A cut final message is graded when its report was closed before the cut (:mod:`engine.episodes.cut`):
+        the cut reply makes no call, structured or written as text (a cut call was still acting), and a whole
+        paragraph ending a sentence comes before the one the cut fell in."""
+        last = turns[-1] if turns else None
+        if last is None or last.role != "assistant" or last.tool_calls or opens_call(last.content):
+            return False
+        return report_closed_before_cut(last.content)
 
     def required_context(self, task: LoadedTask[ToolsBody]) -> int:
         """System message, tool schemas (sent again in ``tools``), the request, the state read back up to
