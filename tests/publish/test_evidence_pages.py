@@ -211,3 +211,27 @@ def test_a_trial_page_is_accessible_and_fits_a_phone(fleet_deployed, browser, ar
             problems += [f"{width} {scheme}: {p}" for p in tab.problems]
             tab.context.close()
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.browser
+def test_from_a_module_score_on_the_board_to_that_models_trial(fleet_deployed, browser, artifacts: Path) -> None:
+    site, base = fleet_deployed
+    slug = _slug(site, HOSTILE_MODEL)
+    tab = _Tab(browser, base, 1400, "light")
+    page = tab.page
+    page.goto(base + "leaderboard/", wait_until="load")
+    page.click("[role=tablist] [role=tab][aria-controls='lb-panel-detail']")
+    # A real click on the hostile model's tools score in the Detailed table.
+    page.locator(f"#lb-panel-detail a[href*='tasks/?a={slug}#mod-tools']").first.click()
+    page.wait_for_selector("[data-ev-index] [data-ev-for]:not([hidden])", timeout=20_000)
+    assert "#mod-tools" in page.url
+    assert HOSTILE_MODEL in page.inner_text("[data-ev-for]")
+    # Each task's link now opens that model's trials; a real click on the hostile task's.
+    page.locator(f"#mod-tools ~ div a[data-ev-task='{HOSTILE_TASK}']").first.click()
+    page.wait_for_selector(".ev-col .ev-turn", timeout=20_000)
+    assert f"tasks/{HOSTILE_TASK}/" in page.url
+    assert HOSTILE_MODEL in page.inner_text(".ev-col .ev-head")
+    assert page.locator(".ev-turn.ev-injected").count() == 1 and page.locator(".ev-world").count() == 1
+    page.screenshot(path=str(artifacts / "board-to-trial.png"), full_page=True)
+    assert not tab.problems, tab.problems
+    tab.context.close()

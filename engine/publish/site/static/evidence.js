@@ -243,7 +243,26 @@
     root.scrollIntoView({ block: "start" });
   }
 
+  // The task list opened from a module score on the board (?a=<model>): each task's link goes to that model's
+  // trials, as a card's task links do. The model's slug is only put in a URL fragment and shown as text.
+  function initIndex() {
+    var index = document.querySelector("[data-ev-index]");
+    if (!index || index.dataset.ready) return;
+    index.dataset.ready = "1";
+    var a = new URLSearchParams(window.location.search).get("a");
+    if (!a) return;
+    index.querySelectorAll("a[data-ev-task]").forEach(function (link) {
+      link.setAttribute("href", link.dataset.evTask + "/#m-" + encodeURIComponent(a));
+    });
+    var note = index.querySelector("[data-ev-for]");
+    if (note) {
+      note.textContent = "Each task opens the trials of " + a + ".";
+      note.hidden = false;
+    }
+  }
+
   function init() {
+    initIndex();
     var root = document.querySelector("[data-ev]");
     if (!root || root.dataset.ready) return;
     root.dataset.ready = "1";
