@@ -18,6 +18,7 @@ from engine.publish.trial_view import (
     show_console,
     tasks_of,
 )
+from engine.publish.world_view import bank_tasks
 
 # How many ids an error message lists before "…": a file may hold hundreds of tasks.
 _LISTED = 20
@@ -34,11 +35,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="print one trial of a result file: the conversation and the grade",
         description="Print one trial of a result file on the terminal: every turn as the model saw and "
         "answered it (system and user turns, each reply with its reasoning dimmed and clipped, every tool call "
-        "with its arguments and the tool's answer), then the grade (passed, score and breakdown, hard gate, "
-        "reason, unsure, truncation, tokens, time, seed, the task's hash and version, and the details the "
-        "grade keeps, such as a code trial's attempts). Without --task it lists the file's tasks and their "
-        "trial outcomes; without --trial it lists the task's trials and shows the first. Text from the file "
-        "is printed as text: markup is escaped, terminal control sequences are removed, and each message is "
+        "with its arguments and the tool's answer, an answer the task's failure injection gave marked as "
+        "such), for a trial that acted on the simulated world its expected and final state as a diff (the "
+        "final state replayed from the recorded calls when the bank's task has the trial's hash), then the "
+        "grade (passed, score and breakdown, hard gate, reason, unsure, truncation, tokens, time, seed, the "
+        "task's hash and version, and the details the grade keeps, such as a code trial's attempts). Without "
+        "--task it lists the file's tasks and their trial outcomes; without --trial it lists the task's trials "
+        "and shows the first. Text from the file is printed as text: markup is escaped, terminal control "
+        "sequences are removed, and each message is "
         "clipped (marked where it is) unless --full is given.",
     )
     p.add_argument("results", type=Path, help="a result file (*_raw_results.json)")
@@ -75,5 +79,6 @@ def handle(args: argparse.Namespace) -> int:
                 f"its trials are: {_listing([str(t.trial) for t in trials])}"
             )
         chosen = found[0]
-    render_trial(chosen, console, limits)
+    # The bank's task, to replay a world trial's calls for its diff (read-only; nothing is written).
+    render_trial(chosen, console, limits, bank_tasks({chosen.task_id})[chosen.task_id])
     return 0

@@ -182,9 +182,20 @@ class Turn(Strict):
     tool_calls_refused: int = Field(default=0, ge=0)
     tool_call_id: str | None = None
     name: str | None = None
+    # A tool turn only: True when the task's failure injection answered instead of the tool (an error or an
+    # empty result the task declares on purpose), False when the tool ran. None: not recorded (a file from
+    # before the field, or any other role). Never sent to the model: the client writes only the wire fields.
+    injected_failure: bool | None = None
     finish_reason: str | None = None
     usage: Usage | None = None
     timings: Timings | None = None
+
+    @field_validator("injected_failure")
+    @classmethod
+    def _only_on_tool_turns(cls, value: bool | None, info: ValidationInfo) -> bool | None:
+        if value is not None and info.data.get("role") != "tool":
+            raise ValueError("injected_failure is recorded on tool turns only; remove it from this turn")
+        return value
 
     def __eq__(self, other: object) -> bool:
         # A turn is its fields: the reply as the client returned it (an AssistantTurn) equals the same turn

@@ -121,8 +121,10 @@ class Conversation:
     def add(self, role: str, content: str) -> None:
         self.turns.append(Turn(role=role, content=content))  # type: ignore[arg-type]
 
-    def add_tool_result(self, call_id: str, name: str, content: str) -> None:
-        self.turns.append(Turn(role="tool", tool_call_id=call_id, name=name, content=content))
+    def add_tool_result(self, call_id: str, name: str, content: str, *, injected_failure: bool) -> None:
+        """A tool's answer, recorded with whether the task's failure injection gave it instead of the tool."""
+        self.turns.append(Turn(role="tool", tool_call_id=call_id, name=name, content=content,
+                               injected_failure=injected_failure))
 
     async def ask(
         self,

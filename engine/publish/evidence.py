@@ -1,5 +1,6 @@
 """The evidence of every trial, per task, as the site's task pages read it: one JSON document per task holding
-every model's trials of it (turns, tool calls and the tools' answers, the grade, the judge's decision).
+every model's trials of it (turns, tool calls and the tools' answers, the grade, the judge's decision, and for
+a trial that acted on a simulated world its expected and final state as a diff: ``world_view.py``).
 
 The documents are data, written to their own files at build and read by the page's script, which places every
 string as text (``textContent``), never as HTML; nothing here meets the macro engine or Markdown.
@@ -10,13 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine.analysis.judge import TrialVerdict
 from engine.analysis.loaded_run import LoadedRun
 from engine.core.schema import RunFile, TrialRecord
+from engine.episodes.base import LoadedTask
+from engine.publish.world_view import injected_turns, world_view
 
 # A task id that is already a safe path segment is its own slug; anything else (a result file may say
 # anything) becomes a hash, so no id can reach outside tasks/ or collide with another page.
@@ -63,15 +66,21 @@ def _judge(verdict: TrialVerdict | None) -> dict[str, Any] | None:
     )
 
 
-def trial_evidence(trial: TrialRecord, verdict: TrialVerdict | None) -> dict[str, Any]:
-    """One trial as the page reads it: the record as stored (bounded), whether it counts, and the judge's
-    decision on it where there is one."""
+def trial_evidence(trial: TrialRecord, verdict: TrialVerdict | None, task: LoadedTask[Any] | str | None = None
+                   ) -> dict[str, Any]:
+    """One trial as the page reads it: the record as stored (bounded), whether it counts, the judge's
+    decision on it where there is one, and, for a trial that acted on a world, that world's diff and the
+    tool turns a failure injection answered (``world_view.py``, from ``task``: the bank's task or why not)."""
     data = trial.model_dump(mode="json", exclude={"task_id", "module", "turns"})
     # A turn's empty fields (no reasoning, no calls, no timings) are left out: a task's file holds every
     # model's trials, and they made a sixth of it.
     data["turns"] = [turn.model_dump(mode="json", exclude_defaults=True) for turn in trial.turns]
     data["scorable"] = trial.scorable
     data["judge"] = _judge(verdict)
+    view = world_view(trial, task)
+    data["world"] = None if view is None else view.as_json()
+    # Turn index (as a string: a JSON key) -> "recorded" or "replayed"; see world_view.injected_turns.
+    data["injected"] = {str(i): how for i, how in injected_turns(trial, view).items()}
     return bounded(data)
 
 
@@ -108,8 +117,11 @@ class TaskEvidence:
     document: dict[str, Any]
 
 
-def task_evidence(model_runs: Sequence[ModelRun]) -> list[TaskEvidence]:
-    """One entry per task any run holds, tasks in the order they first appear, each with every model's trials."""
+def task_evidence(model_runs: Sequence[ModelRun], tasks: Mapping[str, LoadedTask[Any] | str] | None = None
+                  ) -> list[TaskEvidence]:
+    """One entry per task any run holds, tasks in the order they first appear, each with every model's trials.
+    ``tasks``: the bank's task of each id, or why not (``world_view.bank_tasks``); none: no world replayed."""
+    bank = tasks or {}
     trials: dict[str, dict[str, list[TrialRecord]]] = {}
     for m in model_runs:
         for t in m.run.trials:
@@ -133,7 +145,8 @@ def task_evidence(model_runs: Sequence[ModelRun]) -> list[TaskEvidence]:
             doc_models.append({
                 "slug": m.slug,
                 "model": m.model,
-                "trials": [trial_evidence(t, run.verdicts.get((t.task_id, t.trial))) for t in mine],
+                "trials": [trial_evidence(t, run.verdicts.get((t.task_id, t.trial)), bank.get(task_id))
+                           for t in mine],
             })
         module = models[0][2][0].module
         document = {"task_id": bounded(task_id), "module": module, "models": doc_models}

@@ -115,6 +115,13 @@ class Links:
         """A task's page, at one model's trials; None in the single file (it carries no transcripts)."""
         return None if self.mode == "anchor" else f"{self.root}tasks/{task_slug}/#m-{model_slug}"
 
+    def module_tasks(self, module: str, model_slug: str) -> str | None:
+        """The task list at one module's tasks, its links opening one model's trials (``?a=``, which the task
+        list's script carries into each link); None in the single file, which has no task pages."""
+        if self.mode == "anchor":
+            return None
+        return f"{self.root}tasks/?{urlencode({'a': model_slug})}#mod-{module}"
+
     def report(self, model: str) -> str | None:
         """A new issue about one model's run, its title filled in; None without a repository."""
         url = safe_url(self.repo)
@@ -239,13 +246,18 @@ def params_panel(board: Board, links: Links) -> str:
     )
 
 
-def _module_cell(cell: Any) -> str:
+def _module_cell(cell: Any, href: str | None = None, model: str = "") -> str:
     star = '<sup class="lb-star" title="judge did not cover every trial">*</sup>' if cell.starred else ""
     pill = ""
     if cell.delta is not None:
         sign = "up" if cell.delta > 0 else "down"
         pill = f'<span class="lb-pill {sign}">{cell.delta * 100:+.1f}</span>'
-    return f"<td{data_v(cell.det)}>{fmt_pts(cell.det)}{star}{pill}</td>"
+    score = fmt_pts(cell.det)
+    if href is not None and cell.det is not None:
+        # The cell opens the module's tasks, each linking to that model's trials of it.
+        score = (f'<a href="{esc(href)}" title="{esc(model)}: the {esc(cell.label)} tasks, each with its '
+                 f'trials">{score}</a>')
+    return f"<td{data_v(cell.det)}>{score}{star}{pill}</td>"
 
 
 def detail_panel(board: Board, links: Links) -> str:
@@ -263,7 +275,7 @@ def detail_panel(board: Board, links: Links) -> str:
     )
     rows = []
     for r in board.rows:
-        cells = "".join(_module_cell(c) for c in r.modules)
+        cells = "".join(_module_cell(c, links.module_tasks(c.module, r.slug), r.model) for c in r.modules)
         rows.append(
             f"<tr><td{data_v(r.rank)}>{r.rank or '—'}</td>"
             f'<td><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>'
@@ -282,7 +294,8 @@ def detail_panel(board: Board, links: Links) -> str:
     return (
         '<p class="lb-note">Every score is on the 0–100 scale. Module columns: raw det score with the judge’s '
         "change in points as a pill; * marks a module the judge did not fully cover; ⚠ a row whose judged "
-        "columns are a blend. Click a header (or focus it and press Enter) to sort.</p>"
+        "columns are a blend. Click a header (or focus it and press Enter) to sort."
+        f"{'' if links.mode == 'anchor' else ' A module score opens its tasks, each with that model’s trials.'}</p>"
         '<div class="lb-scroll" tabindex="0" role="region" aria-label="detailed table">'
         f'<table class="lb-t lb-sort" data-lb-sort><thead><tr>{heads}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"

@@ -64,14 +64,26 @@ def task_page_html(task: TaskEvidence, links: Links) -> str:
 
 
 def tasks_index_html(tasks: list[TaskEvidence]) -> str:
-    """The list of every task page (``tasks/``)."""
-    rows = "".join(
-        f'<tr><td><a href="{esc(t.slug)}/"><code>{esc(t.task_id)}</code></a></td><td>{esc(t.module)}</td>'
-        f"<td>{len(t.models)}</td></tr>"
-        for t in tasks
-    )
+    """The list of every task page (``tasks/``), a section per module (``#mod-<module>``, where a module score
+    on the board links). Given ``?a=<model>`` (as the board's links are), the page's script points each task's
+    link at that model's trials (``#m-<model>``); without the script, a link opens the task's page."""
+    by_module: dict[str, list[TaskEvidence]] = {}
+    for t in tasks:
+        by_module.setdefault(t.module, []).append(t)
+    sections = []
+    for module, mine in by_module.items():
+        rows = "".join(
+            f'<tr><td><a href="{esc(t.slug)}/" data-ev-task="{esc(t.slug)}"><code>{esc(t.task_id)}</code></a></td>'
+            f"<td>{len(t.models)}</td></tr>"
+            for t in mine
+        )
+        sections.append(
+            f'<h2 id="mod-{esc(module)}">{esc(module)}</h2>'
+            f'{SCROLL}<table class="lb-t"><thead><tr><th>Task</th><th>Models</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table></div>"
+        )
     return (
-        '<p class="lb-note">Every task of the board, each with every model\'s trials and their evidence.</p>'
-        f'{SCROLL}<table class="lb-t"><thead><tr><th>Task</th><th>Module</th><th>Models</th></tr></thead>'
-        f"<tbody>{rows}</tbody></table></div>"
+        '<div data-ev-index><p class="lb-note">Every task of the board, by module, each with every model\'s '
+        'trials and their evidence.</p><p class="lb-note" data-ev-for hidden></p>'
+        f"{''.join(sections)}</div>"
     )

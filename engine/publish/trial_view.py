@@ -1,5 +1,6 @@
 """One result file on the terminal, for `sllmb show`: its tasks, a task's trials, and one trial's whole
-evidence (the conversation as the model saw and answered it, then the grade).
+evidence (the conversation as the model saw and answered it, injected tool failures marked, the world's
+expected and final state for a trial that acted on one, then the grade).
 
 Every string from the file passes through :func:`engine.publish.termsafe.safe_text` and reaches rich either
 inside a ``Text`` (never parsed as markup) or through ``escape``; the console is made without emoji codes
@@ -20,7 +21,9 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.core.schema import RunFile, TrialRecord, Turn
+from engine.episodes.base import LoadedTask
 from engine.publish.termsafe import safe_text
+from engine.publish.world_view import WorldView, injected_turns, world_view
 
 
 @dataclass(frozen=True)
@@ -112,8 +115,20 @@ def _turn_header(index: int, turn: Turn, limits: Limits) -> str:
 _ROLE_STYLE = {"system": "magenta", "user": "cyan", "assistant": "green", "tool": "yellow"}
 
 
-def render_turn(index: int, turn: Turn, console: Console, limits: Limits) -> None:
+# What a tool turn's injected-failure mark says, on the terminal and (in evidence.js) on the site.
+INJECTED_MARK = "INJECTED FAILURE: the task's failure injection answered this call on purpose; the tool did not run"
+
+
+def render_turn(index: int, turn: Turn, console: Console, limits: Limits, *, injected: bool = False,
+                replayed: bool = False) -> None:
+    """One turn in a panel. ``injected``: the turn is a tool answer an injection gave; ``replayed``: found by
+    replaying the calls, for a file from before the record on the turn (``world_view.injected_turns``)."""
     body = Text()
+    if injected:
+        body.append(INJECTED_MARK, style="bold red")
+        if replayed:
+            body.append(" (found by replaying the calls: this file predates the record on the turn)", style="red")
+        body.append("\n\n")
     if turn.reasoning:
         body.append("reasoning (collapsed):\n", style="dim italic")
         body.append(_s(turn.reasoning, limits.reasoning) + "\n\n", style="dim")
@@ -129,7 +144,8 @@ def render_turn(index: int, turn: Turn, console: Console, limits: Limits) -> Non
     if turn.tool_calls_refused:
         body.append(f"\n\n{turn.tool_calls_refused} further call(s) refused (past the per-reply cap), never run",
                     style="bold red")
-    title = Text(_turn_header(index, turn, limits), style=f"bold {_ROLE_STYLE[turn.role]}")
+    header = _turn_header(index, turn, limits) + (" · injected failure" if injected else "")
+    title = Text(header, style=f"bold {_ROLE_STYLE[turn.role]}")
     console.print(Panel(body, title=title, title_align="left", border_style=_ROLE_STYLE[turn.role]))
 
 
@@ -180,10 +196,48 @@ def render_grade(trial: TrialRecord, console: Console, limits: Limits) -> None:
         console.print(d)
 
 
-def render_trial(trial: TrialRecord, console: Console, limits: Limits) -> None:
+_FINDING = {
+    "missed": "missed: asked for, not made",
+    "side effect": "side effect: not asked for",
+    "undone": "undone: changed outside the task, then put back",
+    "reached": "reached",
+}
+
+
+def render_world(view: WorldView, console: Console, limits: Limits) -> None:
+    """The world's expected and final state as a diff, each path with what the grade found there."""
+    if view.source == "replay":
+        how = ("final state derived by replaying the trial's recorded calls through the simulated world; "
+               "expected: the task's gold actions on the same seed")
+    else:
+        how = f"only the paths the grade's details list: {view.note or 'no replay'}"
+    table = Table(title=Text(_s(f"the world: expected and final state ({view.total_rows} paths; {how})", None)),
+                  title_justify="left")
+    for col in ("path", "seed", "expected", "final", "the grade found"):
+        table.add_column(col, overflow="fold")
+    for row in view.rows:
+        found = _FINDING.get(row.finding, row.finding) + (f" ({row.note})" if row.note else "")
+        style = "" if row.finding == "reached" else "bold red"
+        table.add_row(*(Text(_s(v or "—", limits.cell)) for v in (row.path, row.seed, row.expected, row.final)),
+                      Text(_s(found, limits.detail), style=style))
+    if not view.rows:
+        table.add_row("(no path differs from the seed in either state)", "", "", "", "")
+    console.print(table)
+    if view.total_rows > len(view.rows):
+        console.print(f"… and {view.total_rows - len(view.rows)} more paths, not shown", markup=False)
+
+
+def render_trial(trial: TrialRecord, console: Console, limits: Limits,
+                 task: LoadedTask[Any] | str | None = None) -> None:
+    """The trial's conversation, its world (for a trial that acted on one; ``task``: the bank's task, or why
+    it could not be loaded) and its grade."""
     console.print(Text(f"{_s(trial.task_id, limits.cell)} · trial {trial.trial} · {trial.module}", style="bold"))
+    view = world_view(trial, task)
+    injected = injected_turns(trial, view)
     if not trial.turns:
         console.print("(no turns recorded)", markup=False)
-    for i, turn in enumerate(trial.turns, start=1):
-        render_turn(i, turn, console, limits)
+    for i, turn in enumerate(trial.turns):
+        render_turn(i + 1, turn, console, limits, injected=i in injected, replayed=injected.get(i) == "replayed")
+    if view is not None:
+        render_world(view, console, limits)
     render_grade(trial, console, limits)

@@ -12,9 +12,12 @@ from engine.cli import main
 from engine.core.results import load_run_file, write_run_file
 from engine.core.schema import Grade, ToolCall, TrialRecord, Turn
 from tests.conftest import ROOT
+from tests.episodes.tools_transcripts import act, call, say
+from tests.helpers.replay import replay
 
 REFERENCE = ROOT / "results" / "reference" / "smollm2-135m-instruct_raw_results.json"
 HOSTILE_ID = "[bold red]evil_task"
+HOSTILE_WORLD_ID = "[bold red]evil_world"
 # A character no other part of the output uses, so counting it measures how much of the long reply printed.
 LONG_CHAR = "¤"
 LONG = LONG_CHAR * 100_000
@@ -41,7 +44,8 @@ def hostile(tmp_path_factory) -> Path:
             reasoning="[link=file:///etc/passwd]think[/link]\x1b[31m hard",
             tool_calls=[ToolCall(id="c1", name="[blink]send[/blink]", arguments='{"to": "\x1b[1mx@y"}')],
         ),
-        Turn(role="tool", tool_call_id="c1", name="[blink]send[/blink]", content="Error: [i]timeout[/i]\x1b[8m"),
+        Turn(role="tool", tool_call_id="c1", name="[blink]send[/blink]", content="Error: [i]timeout[/i]\x1b[8m",
+             injected_failure=True),
         Turn(role="assistant", content=LONG),
     ]
     trial = TrialRecord(
@@ -64,8 +68,28 @@ def hostile(tmp_path_factory) -> Path:
         completion_tokens=20,
         wall_s=1.5,
     )
+    # A world trial whose task is not in the bank: its diff is the grade's paths, every one hostile.
+    world = TrialRecord(
+        task_id=HOSTILE_WORLD_ID, task_hash="h", module="tools", trial=0,
+        grade=Grade(score=0.0, passed=False, details={
+            "missed": {"[bold red]orders.status\x1b[2J": {"expected": "[i]done[/i] :warning:", "got": None}},
+            "side_effects": {"\x9b2Jkv[x]": {"seed": 1, "got": "[link=file:///etc/passwd]x[/link]"}},
+        }),
+    )
     out = tmp_path_factory.mktemp("show") / "hostile_raw_results.json"
-    write_run_file(out, run.model_copy(update={"trials": [trial]}))
+    write_run_file(out, run.model_copy(update={"trials": [trial, world]}))
+    return out
+
+
+@pytest.fixture(scope="module")
+def injected(tmp_path_factory) -> Path:
+    """A real trial of a bank task whose first refund call the task's injection times out: the model resends
+    the whole batch, so one refund is made twice (played through the real runner, graded for real)."""
+    r72 = call("issue_refund", order_id="O-72", amount=35.0, reason="late")
+    r74 = call("issue_refund", order_id="O-74", amount=20.0, reason="damaged")
+    trial = replay("tl_refund_timeout_retry", [act(r72, r74), act(r72, r74), say("Both refunds are recorded.")])
+    out = tmp_path_factory.mktemp("show") / "injected_raw_results.json"
+    write_run_file(out, load_run_file(REFERENCE).model_copy(update={"trials": [trial]}))
     return out
 
 
@@ -159,3 +183,38 @@ def test_a_missing_or_invalid_file_exits_2_naming_the_file_and_field(capsys, tmp
     bad.write_text(json.dumps(data), encoding="utf-8")
     code, _, err = show(capsys, str(bad))
     assert code == 2 and str(bad) in err and "trials.0.turns.0.role" in err
+
+
+def test_an_injected_failure_is_marked_on_its_tool_answer_and_the_world_shows_as_a_diff(capsys, injected):
+    code, out, _ = show(capsys, str(injected), "--task", "tl_refund_timeout_retry", "--trial", "0")
+    assert code == 0
+    # One injected answer (the first refund call's timeout), marked on its turn; the other answers are not.
+    flat = " ".join(out.replace("│", " ").split())  # the mark may wrap inside its panel
+    assert flat.count("INJECTED FAILURE: the task's failure injection answered this call on purpose") == 1
+    assert out.count("· injected failure") == 1 and "refund service timed out" in out
+    assert "the world: expected and final state (2 paths; final state derived by replaying" in out
+    assert "missed: asked for, not made" in out and "reached" in out
+
+
+def test_a_file_from_before_the_record_gets_the_mark_from_the_replay(capsys, injected, tmp_path):
+    run = load_run_file(injected)
+    turns = [t.model_copy(update={"injected_failure": None}) for t in run.trials[0].turns]
+    old = tmp_path / "old_raw_results.json"
+    write_run_file(old, run.model_copy(update={"trials": [run.trials[0].model_copy(update={"turns": turns})]}))
+    code, out, _ = show(capsys, str(old), "--task", "tl_refund_timeout_retry", "--trial", "0")
+    assert code == 0
+    flat = " ".join(out.replace("│", " ").split())  # the mark may wrap inside its panel
+    assert flat.count("(found by replaying the calls: this file predates the record on the turn)") == 1
+
+
+def test_an_injected_mark_and_a_hostile_world_diff_print_as_written(capsys, hostile):
+    code, out, _ = show(capsys, str(hostile), "--task", HOSTILE_ID, "--trial", "0")
+    assert code == 0 and out.count("INJECTED FAILURE") == 1
+    code, out, _ = show(capsys, str(hostile), "--task", HOSTILE_WORLD_ID, "--trial", "0")
+    assert code == 0
+    flat = " ".join(out.split())  # the table's title wraps
+    assert "the grade's details list: the task is not in this bank (not in the bank)" in flat
+    for literal in ("[bold red]orders.status", '"[i]done[/i] :warning:"', "2Jkv[x]",
+                    '"[link=file:///etc/passwd]x[/link]"', "side effect: not asked for"):
+        assert literal in out, literal
+    assert "\x1b" not in out and "\x9b" not in out

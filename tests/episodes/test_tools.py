@@ -186,6 +186,10 @@ def test_loop_sends_tools_and_returns_each_result_as_a_tool_message():
     roles = ["system", "user", "assistant", "tool", "tool", "assistant", "tool", "assistant"]
     assert [t.role for t in trial.turns] == roles
     assert trial.grade.details["most_calls_in_one_turn"] == 2
+    # The task's injected timeout is recorded on the tool turn it answered, the real answers as such; the
+    # record stays out of what the model is sent.
+    assert [t.injected_failure for t in trial.turns if t.role == "tool"] == [True, False, False]
+    assert all("injected_failure" not in m for r in requests for m in r["messages"])
 
 
 def _tmp_output() -> Path:

@@ -36,7 +36,8 @@ HOSTILE_MODEL = "fleet-hostile-fields"
 JINJA_MODEL = "fleet-jinja-fields"
 # What the hostile model "said" in its first tools trial: markup, a script, an event handler, template syntax,
 # emoji and a front-matter fence, in its reply, its reasoning, a tool call's name and arguments, the tool's
-# answer and the grade's reason. The task pages must show every one as text.
+# answer (marked as an injected failure), the grade's reason and the world's paths the grade found. The task
+# pages must show every one as text.
 HOSTILE_REPLY = "<script>alert(3)</script><img src=x onerror=alert(4)> {{ 7*7 }} {% raw %} 🚀🧪\n---\ntitle: x\n---"
 HOSTILE_TASK = "tools_01"
 
@@ -111,10 +112,19 @@ def _hostile_trial(path: Path) -> None:
             turns = [
                 Turn(role="user", content=HOSTILE_REPLY),
                 Turn(role="assistant", content=HOSTILE_REPLY, reasoning=HOSTILE_REPLY, tool_calls=[call]),
-                Turn(role="tool", tool_call_id=call.id, name=call.name, content=HOSTILE_REPLY),
+                Turn(role="tool", tool_call_id=call.id, name=call.name, content=HOSTILE_REPLY,
+                     injected_failure=True),
                 Turn(role="assistant", content=HOSTILE_REPLY, finish_reason="stop"),
             ]
-            grade = Grade(score=0.0, passed=False, reason=HOSTILE_REPLY, details={HOSTILE_REPLY: HOSTILE_REPLY})
+            # The world grader's findings, every path and value hostile: the task is not in the bank, so the
+            # trial's world is these paths (engine/publish/world_view.py).
+            details = {
+                HOSTILE_REPLY: HOSTILE_REPLY,
+                "missed": {HOSTILE_REPLY: {"expected": HOSTILE_REPLY, "got": None}},
+                "side_effects": {"{{ 7*7 }}": {"seed": "<b>seed</b>", "got": HOSTILE_REPLY}},
+                "undone_changes": {"onerror=alert(6)": {"allowed": [None], "went_through": [HOSTILE_REPLY]}},
+            }
+            grade = Grade(score=0.0, passed=False, reason=HOSTILE_REPLY, details=details)
             t = t.model_copy(update={"turns": turns, "grade": grade, "infra": False, "error": None})
         trials.append(t)
     path.unlink()

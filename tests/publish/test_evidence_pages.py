@@ -59,6 +59,11 @@ def test_every_task_has_a_page_and_its_trials_as_json(fleet_site: Path) -> None:
     assert [t["role"] for t in trial["turns"]] == ["user", "assistant", "tool", "assistant"]
     assert trial["turns"][1]["tool_calls"][0]["arguments"] == HOSTILE_REPLY
     assert trial["turns"][1]["reasoning"] == HOSTILE_REPLY and trial["grade"]["reason"] == HOSTILE_REPLY
+    # The injected failure and the world's diff (the task is not in the bank: the grade's paths, said why).
+    assert trial["turns"][2]["injected_failure"] is True and trial["injected"] == {"2": "recorded"}
+    assert trial["world"]["source"] == "grade" and "not in this bank" in trial["world"]["note"]
+    assert {r["finding"] for r in trial["world"]["rows"]} == {"missed", "side effect", "undone"}
+    assert trial["world"]["rows"][0]["path"] == HOSTILE_REPLY
     judged = [t for m in doc["models"] for t in m["trials"] if t["judge"]]
     assert judged and all("final_passed" in t["judge"] for t in judged)
 
@@ -146,6 +151,19 @@ def test_from_a_card_to_a_trial_and_a_side_by_side(fleet_deployed, browser, arti
     assert page.locator("[data-ev] img, [data-ev] script").count() == 0
     page.click(".ev-reasoning summary")
     assert "<script>alert(3)</script>" in page.inner_text(".ev-reasoning")
+    # The tool's answer is marked as the task's injected failure, and only that turn.
+    assert page.locator(".ev-col .ev-turn.ev-injected").count() == 1
+    mark = page.inner_text(".ev-turn.ev-injected .ev-injected-mark")
+    assert "Injected failure" in mark and "did not run" in mark
+    assert "injected failure" in page.inner_text(".ev-turn.ev-injected .ev-turn-head")
+    # The world as a diff: each path the grade found, labelled, every hostile value as text.
+    world = page.inner_text(".ev-col .ev-world")
+    assert "The world: expected and final state (3 paths)" in world and "not in this bank" in world
+    assert page.locator(".ev-world .ev-diff tbody tr").count() == 3
+    for shown in ("missed: asked for, not made", "side effect: not asked for", "undone: changed outside the task",
+                  "<script>alert(3)</script>", "{{ 7*7 }}", "onerror=alert(6)", '"<b>seed</b>"', "🚀🧪"):
+        assert shown in world, shown
+    assert page.locator("[data-ev] b, [data-ev] img, [data-ev] script").count() == 0
     page.screenshot(path=str(artifacts / "task-trial.png"), full_page=True)
 
     # Side by side: pick two models and a trial, then a real click on Show.
@@ -193,3 +211,27 @@ def test_a_trial_page_is_accessible_and_fits_a_phone(fleet_deployed, browser, ar
             problems += [f"{width} {scheme}: {p}" for p in tab.problems]
             tab.context.close()
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.browser
+def test_from_a_module_score_on_the_board_to_that_models_trial(fleet_deployed, browser, artifacts: Path) -> None:
+    site, base = fleet_deployed
+    slug = _slug(site, HOSTILE_MODEL)
+    tab = _Tab(browser, base, 1400, "light")
+    page = tab.page
+    page.goto(base + "leaderboard/", wait_until="load")
+    page.click("[role=tablist] [role=tab][aria-controls='lb-panel-detail']")
+    # A real click on the hostile model's tools score in the Detailed table.
+    page.locator(f"#lb-panel-detail a[href*='tasks/?a={slug}#mod-tools']").first.click()
+    page.wait_for_selector("[data-ev-index] [data-ev-for]:not([hidden])", timeout=20_000)
+    assert "#mod-tools" in page.url
+    assert HOSTILE_MODEL in page.inner_text("[data-ev-for]")
+    # Each task's link now opens that model's trials; a real click on the hostile task's.
+    page.locator(f"#mod-tools ~ div a[data-ev-task='{HOSTILE_TASK}']").first.click()
+    page.wait_for_selector(".ev-col .ev-turn", timeout=20_000)
+    assert f"tasks/{HOSTILE_TASK}/" in page.url
+    assert HOSTILE_MODEL in page.inner_text(".ev-col .ev-head")
+    assert page.locator(".ev-turn.ev-injected").count() == 1 and page.locator(".ev-world").count() == 1
+    page.screenshot(path=str(artifacts / "board-to-trial.png"), full_page=True)
+    assert not tab.problems, tab.problems
+    tab.context.close()

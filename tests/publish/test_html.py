@@ -10,9 +10,12 @@ from pathlib import Path
 import pytest
 
 from engine.cli import build_parser, main
+from engine.core.results import load_run_file
 from engine.publish.board import Board, board_from_dir
+from engine.publish.evidence import ModelRun, task_evidence
 from engine.publish.html import Links, card_html, leaderboard_html, safe_json, separability_html, standalone_html
 from engine.publish.site.macros import cli_reference_markdown
+from engine.publish.task_page import tasks_index_html
 from tests.publish.fleet_site import HOSTILE, HOSTILE_FAMILY
 
 
@@ -48,6 +51,27 @@ def test_links_follow_the_mode(board: Board) -> None:
     slug = board.rows[0].slug
     assert f'href="../models/{slug}/"' in leaderboard_html(board, Links(root="../"))
     assert f'href="#m-{slug}"' in leaderboard_html(board, Links(mode="anchor"))
+
+
+def test_each_module_score_opens_its_tasks_at_that_model_and_the_single_file_has_no_such_link(board: Board
+                                                                                              ) -> None:
+    site = leaderboard_html(board, Links(root="../"))
+    links = re.findall(r'href="\.\./tasks/\?a=([^"#]+)#mod-([a-z_]+)"', site)
+    scored = {(r.slug, c.module) for r in board.rows for c in r.modules if c.det is not None}
+    assert set(links) == scored and len(links) == len(scored)
+    assert "tasks/" not in leaderboard_html(board, Links(mode="anchor"))
+
+
+def test_the_task_list_has_a_section_per_module_each_task_marked_for_the_script(site_fleet: Path) -> None:
+    path = next((site_fleet / "results").glob("*_raw_results.json"))
+    run = load_run_file(path)
+    tasks = task_evidence([ModelRun(slug="m", model=run.settings.model, run=run, verdicts={})])
+    text = tasks_index_html(tasks)
+    modules = list(dict.fromkeys(t.module for t in tasks))
+    assert re.findall(r'<h2 id="mod-([a-z_]+)">', text) == modules and len(modules) == 7
+    assert re.findall(r'data-ev-task="([^"]+)"', text) == [t.slug for t in sorted(
+        tasks, key=lambda t: modules.index(t.module))]
+    assert "data-ev-index" in text and "data-ev-for hidden" in text
 
 
 def test_standalone_file_is_self_contained(board: Board) -> None:

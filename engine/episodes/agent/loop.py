@@ -28,4 +28,4 @@ async def run_agent(convo: Conversation, world: World, messages: Sequence[str], 
                 break
             for call in reply.tool_calls:
                 outcome = execute(world, call)
-                convo.add_tool_result(call.id, call.name, outcome.content)
+                convo.add_tool_result(call.id, call.name, outcome.content, injected_failure=outcome.injected)

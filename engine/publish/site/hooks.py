@@ -40,6 +40,7 @@ from engine.publish.site.index_page_plan import ModelPages, plan_model_pages  # 
 from engine.publish.site.index_table import table_rows  # noqa: E402
 from engine.publish.site.sweep_pages import add_sweep_pages  # noqa: E402
 from engine.publish.task_page import DATA_FILE, task_page_html, tasks_index_html  # noqa: E402
+from engine.publish.world_view import bank_tasks  # noqa: E402
 
 # Methodology pages in reading order; a page not listed here follows, in name order.
 METHODOLOGY_ORDER = (
@@ -204,7 +205,10 @@ def _add_page(files: Files, config: Any, src_uri: str, page: GeneratedPage) -> N
 def _add_task_pages(files: Files, config: Any, board: Any) -> None:
     """A page per task (every model's trials) with its trials as a JSON file beside it, and the list of
     them. The JSON is data the page's script places as text; it never meets the macro engine or Markdown."""
-    tasks = task_evidence(model_runs(board.rows, site_runs(config)))
+    runs = model_runs(board.rows, site_runs(config))
+    # The bank's tasks, for replaying each world trial's calls (world_view.py): read-only, nothing stored.
+    bank = bank_tasks({t.task_id for m in runs for t in m.run.trials})
+    tasks = task_evidence(runs, bank)
     if not tasks:
         return
     links = Links(root="../../")

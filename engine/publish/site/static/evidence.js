@@ -91,9 +91,17 @@
     return parts.join(" · ");
   }
 
-  function turnBox(i, turn) {
-    var box = el("section", "ev-turn ev-" + (turn.role || "unknown"));
-    box.appendChild(el("h4", "ev-turn-head", turnHeader(i, turn)));
+  // The mark on a tool answer that the task's failure injection gave (world_view.injected_turns decides which:
+  // "recorded" on the turn, or "replayed" for a file from before that record). Words shared with `sllmb show`.
+  var INJECTED = "Injected failure: the task's failure injection answered this call on purpose; the tool did not run.";
+
+  function turnBox(i, turn, injected) {
+    var box = el("section", "ev-turn ev-" + (turn.role || "unknown") + (injected ? " ev-injected" : ""));
+    box.appendChild(el("h4", "ev-turn-head", turnHeader(i, turn) + (injected ? " · injected failure" : "")));
+    if (injected) {
+      box.appendChild(el("p", "ev-injected-mark", "⚠ " + INJECTED +
+        (injected === "replayed" ? " (found by replaying the calls: this file predates the record on the turn)" : "")));
+    }
     if (turn.reasoning) {
       var d = el("details", "ev-reasoning");
       d.appendChild(el("summary", null, "Reasoning (" + turn.reasoning.length + " characters)"));
@@ -127,6 +135,50 @@
     return d;
   }
 
+  var FINDING = {
+    "missed": "missed: asked for, not made",
+    "side effect": "side effect: not asked for",
+    "undone": "undone: changed outside the task, then put back",
+    "reached": "reached"
+  };
+
+  // The world a trial acted on: the expected and the final state as a diff, each path labelled with what the
+  // grade found there (built once in engine/publish/world_view.py; here only placed, as text).
+  function worldBox(w) {
+    var box = el("section", "ev-world");
+    box.appendChild(el("h4", null, "The world: expected and final state (" + (w.total_rows || 0) + " paths)"));
+    box.appendChild(el("p", "lb-note", w.source === "replay"
+      ? "The final state is derived by replaying this trial's recorded calls through the simulated world; the " +
+        "expected state is the task's gold actions played on the same seed. The label is what the grade found."
+      : "Only the paths the grade's details list: " + (w.note || "no replay") + "."));
+    var rows = w.rows || [];
+    if (!rows.length) { box.appendChild(el("p", "ev-empty", "No path differs from the seed in either state.")); return box; }
+    var scroll = el("div", "lb-scroll");
+    scroll.tabIndex = 0;
+    scroll.setAttribute("role", "region");
+    scroll.setAttribute("aria-label", "world diff");
+    var table = el("table", "lb-t ev-diff");
+    var head = el("tr");
+    ["Path", "Seed", "Expected", "Final", "The grade found"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    var thead = el("thead");
+    thead.appendChild(head);
+    table.appendChild(thead);
+    var body = el("tbody");
+    rows.forEach(function (r) {
+      if (typeof r !== "object" || r === null) { return; }
+      var tr = el("tr", "ev-w-" + String(r.finding || "").replace(/[^a-z]/g, ""));
+      tr.appendChild(el("td", "ev-path", r.path));
+      [r.seed, r.expected, r.final].forEach(function (v) { tr.appendChild(el("td", null, v || "—")); });
+      tr.appendChild(el("td", "ev-found", (FINDING[r.finding] || r.finding || "") + (r.note ? " (" + r.note + ")" : "")));
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+    scroll.appendChild(table);
+    box.appendChild(scroll);
+    if (w.total_rows > rows.length) box.appendChild(el("p", "lb-note", "… and " + (w.total_rows - rows.length) + " more paths, not shown"));
+    return box;
+  }
+
   function column(doc, slug, trialIndex) {
     var col = el("div", "ev-col");
     var model = (doc.models || []).filter(function (m) { return m.slug === slug; })[0];
@@ -139,10 +191,15 @@
     head.appendChild(el("span", "lb-trial " + o[0], o[1]));
     col.appendChild(head);
     col.appendChild(gradeFacts(t));
+    if (t.world) col.appendChild(worldBox(t.world));
     var found = details(t);
     if (found) col.appendChild(found);
     col.appendChild(el("h4", null, "Conversation (" + (t.turns || []).length + " turns)"));
-    (t.turns || []).forEach(function (turn, i) { col.appendChild(turnBox(i + 1, turn)); });
+    var injected = t.injected || {};
+    (t.turns || []).forEach(function (turn, i) {
+      var how = Object.prototype.hasOwnProperty.call(injected, String(i)) ? injected[String(i)] : "";
+      col.appendChild(turnBox(i + 1, turn, how));
+    });
     return col;
   }
 
@@ -186,7 +243,26 @@
     root.scrollIntoView({ block: "start" });
   }
 
+  // The task list opened from a module score on the board (?a=<model>): each task's link goes to that model's
+  // trials, as a card's task links do. The model's slug is only put in a URL fragment and shown as text.
+  function initIndex() {
+    var index = document.querySelector("[data-ev-index]");
+    if (!index || index.dataset.ready) return;
+    index.dataset.ready = "1";
+    var a = new URLSearchParams(window.location.search).get("a");
+    if (!a) return;
+    index.querySelectorAll("a[data-ev-task]").forEach(function (link) {
+      link.setAttribute("href", link.dataset.evTask + "/#m-" + encodeURIComponent(a));
+    });
+    var note = index.querySelector("[data-ev-for]");
+    if (note) {
+      note.textContent = "Each task opens the trials of " + a + ".";
+      note.hidden = false;
+    }
+  }
+
   function init() {
+    initIndex();
     var root = document.querySelector("[data-ev]");
     if (!root || root.dataset.ready) return;
     root.dataset.ready = "1";
