@@ -10,6 +10,11 @@ never formatting:
 - reasoning (a ``<think>`` block, closed or not) is removed first; only the answer text counts;
 - of several answer lines the last one stands (a model that revises itself ends with the revision); with no
   labelled line, the last ``\\boxed{}`` is the answer;
+- a label may carry a qualifier of a word or two ("Corrected answer:", "Revised final answer:", "My updated
+  answer:"), read by its grammar, not from a list of the words that commit: a qualifier that makes the value
+  something other than the answer committed to (a negation or an error, "Wrong answer:"; a date, "Previous
+  answer:"; a possibility, "Alternative answer:"; an illustration, "Example answer:") makes the line no
+  answer line (:func:`engine.readers.stance.label_commits`), and the prose reader reads it in the tail;
 - Markdown emphasis, headings, bullets, block quotes and LaTeX wrappers are removed from the line, and code
   spans are kept apart (``spans``) so a grader can compare the quoted value alone;
 - the text after the answer is kept (``tail``): prose there can revise, hedge or retract the answer, which
@@ -31,6 +36,7 @@ from dataclasses import dataclass
 
 from engine.episodes.inline import Delimiter, unwrap
 from engine.model.normalise import split_reasoning
+from engine.readers.stance import label_commits
 
 # A block quote, then a heading mark or a bullet / list number, in front of the label.
 _LEAD = re.compile(r"^\s*(?:>\s*)*(?:#{1,6}\s+|(?:[-*+•]|\d{1,2}[.)])\s+)?")
@@ -44,15 +50,19 @@ EMPHASIS = tuple(
 # Nested emphasis comes off one layer a pass; real text nests two or three deep, so more passes only ever
 # serve a reply built to be slow.
 _EMPHASIS_PASSES = 8
+# A qualifier of the label: a word or two of letters before "answer" ("Corrected", "revised final"), read by
+# the stance reader for whether it commits (``label_commits``).
+_QUALIFIER = r"(?P<qualifier>(?:[^\W\d_]+[\s-]+){0,2}?)"
 _LABEL = re.compile(
-    r"^[\s*_`]*(?:(?:so|thus|therefore|hence)[,\s]+)?(?:the\s+)?(?:final\s+|correct\s+)?answer"
+    r"^[\s*_`]*(?:(?:so|thus|therefore|hence)[,\s]+)?(?:(?:the|my|our)\s+)?" + _QUALIFIER + r"answer"
     r"(?:\s+is)?[\s*_`]*[:：]",
     re.IGNORECASE,
 )
-# A heading that is the label alone ("## Final Answer", "**Final Answer**"), without a colon: its value is
-# on the next line.
+# A heading that is the label alone ("## Final Answer", "**Final Answer**", "**Corrected Answer**"), without
+# a colon: its value is on the next line.
 _HEADING_LABEL = re.compile(
-    r"^\s*(?:#{1,6}\s+[*_]*(?:final\s+)?answer[*_]*|([*_]{1,3})(?:final\s+)?answer\1)\s*$", re.IGNORECASE)
+    r"^\s*(?:#{1,6}\s+[*_]*" + _QUALIFIER + r"answer[*_]*|(?P<mark>[*_]{1,3})"
+    + _QUALIFIER.replace("qualifier", "qualifier2") + r"answer(?P=mark))\s*$", re.IGNORECASE)
 # Lines under a bare label that hold no value: a code fence, display-math delimiters.
 _FENCE = re.compile(r"^\s*(?:`{3,}\S*|~{3,}\S*|\\\[|\\\]|\$\$)\s*$")
 # A code span: a run of backticks, text, the next run. Tried only where a run starts: from inside a run the
@@ -144,8 +154,12 @@ def read_answer_line(reply: str) -> AnswerLine | None:
     for i, line in enumerate(lines):
         plain = _plain(line)
         label = _LABEL.match(plain)
-        if not label and not _HEADING_LABEL.match(line):
+        heading = None if label else _HEADING_LABEL.match(line)
+        if not label and not heading:
             continue
+        qualifier = label.group("qualifier") if label else heading.group("qualifier") or heading.group("qualifier2")
+        if not label_commits(qualifier or ""):
+            continue  # "Wrong answer: 4471", "Alternative answer: 4471": left to the prose reader in the tail
         rest = plain[label.end():].strip() if label else ""
         at = i
         if not rest.strip("*_` "):

@@ -20,6 +20,9 @@ it stands. The rules, each used by every grader that reads an answer:
   giving another retracts it. A value in later prose that does neither (the working, restated) is neither.
 - **The committed number** of a candidate is the one after the last ``=`` or arrow where working is shown,
   outside parentheses, and not set aside ("not 367 but 369" is 369).
+- **A qualified label** ("Corrected answer:", "Wrong answer:") commits to its value unless its qualifier
+  negates it or calls it an error, dates it, offers it as a possibility or as an illustration
+  (:func:`label_commits`); the answer-line reader reads the last committed label as the answer.
 - **Without an answer line**, a reply commits to the value of its last concluding sentence (one that says
   "so", "total", "answer", or shows the result of working), not to the last number, which is often an
   aside ("... so 369 in total (5 loaves stay loose)").
@@ -348,9 +351,10 @@ _REVISION = re.compile(
 # Calling the answer wrong.
 _WRONG = re.compile(r"\b(?:wrong|incorrect|not\s+(?:right|correct)|mistake|error|doesn['’]?t\s+hold)\b",
                     re.IGNORECASE)
-# A possibility offered: a coordinator or modal word right before the value, or one after it.
+# A possibility offered: a coordinator or modal word (or its adjective: "Alternative answer: 4471") right
+# before the value, or one after it.
 _OFFER_BEFORE = re.compile(
-    r"\b(?:or|maybe|perhaps|possibly|alternatively|otherwise|could\s+(?:also\s+)?be|might\s+"
+    r"\b(?:or|maybe|perhaps|possib(?:ly|le)|alternative(?:ly)?|otherwise|could\s+(?:also\s+)?be|might\s+"
     r"(?:also\s+)?be|may\s+(?:also\s+)?be)\b[^\w]*(?:[\w'’-]+[^\w]+){0,2}$", re.IGNORECASE)
 _OFFER_AFTER = re.compile(r"^[^\w]*(?:(?:might|may|could)\s+(?:also\s+|still\s+)?be\s+(?:the|it|right|correct"
                           r"|an?\s+answer)\b|(?:is|would\s+be)\s+(?:also\s+)?possible\b)", re.IGNORECASE)
@@ -455,6 +459,28 @@ def _last_committed(sentence: str, kept: Sequence[Mention]) -> Mention:
         if after:
             return after[0]
     return kept[-1]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A qualified label
+
+# The qualifiers that make a labelled value something other than the answer committed to, as adjectives and
+# adverbs of the classes above: a negation or an error ("Wrong answer:"), a word that dates the value
+# ("Previous answer:", "Initial answer:"), one that offers it as a possibility ("Alternative answer:",
+# "Possible answer:"), one that makes it an illustration ("Example answer:"). Any other qualifier commits
+# ("Corrected", "Revised", "Updated", "New", "Final", "Short").
+_UNCOMMITTED = re.compile(
+    r"\b(?:not|no|never|non|wrong(?:ly)?|incorrect(?:ly)?|mistaken(?:ly)?|erroneous(?:ly)?|false|bad"
+    r"|old|former(?:ly)?|previous(?:ly)?|prior|earlier|original(?:ly)?|initial(?:ly)?|preliminary|tentative(?:ly)?"
+    r"|draft|rejected|retired|outdated|stale|possibl[ey]|probabl[ey]|likely|alternative(?:ly)?|alternate"
+    r"|other|another|candidate|hypothetical(?:ly)?|example|sample|illustrative|dummy|placeholder)\b",
+    re.IGNORECASE)
+
+
+def label_commits(qualifier: str) -> bool:
+    """Whether a label with this qualifier (the words before "answer": "Corrected", "Wrong", "") commits to
+    its value, by the negation, dating, hedge and example classes of this reader."""
+    return not (_UNCOMMITTED.search(qualifier) or HEDGE_WORD.search(qualifier) or _WRONG.search(qualifier))
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -57,6 +57,37 @@ def test_the_last_answer_line_stands():
     assert text_of("Answer: 369\n\nWait, boxes are not loaves.\n\nAnswer: 367") == "367"
 
 
+@pytest.mark.parametrize(("reply", "value"), [
+    # a later label with a qualifier supersedes the earlier answer: the last committed answer wins
+    ("Answer: 9082\n\nHmm, wait. Let me reconsider.\n\nCorrected answer: 4471", "4471"),
+    ("Answer: 369\nRevised final answer: 367", "367"),
+    ("**Answer:** 369\n\nSo my updated answer is: 367", "367"),
+    ("Answer: 369\n\n**Corrected Answer**\n367", "367"),
+    ("Short answer: 9082", "9082"),
+    # a label whose qualifier sets its value aside is no answer line: the earlier answer stands
+    ("Answer: 9082\nWrong answer: 4471 (the retired code)", "9082"),
+    ("Answer: 9082\n\nPrevious answer: 4471", "9082"),
+    ("Answer: 9082\nExample answer: 1234", "9082"),
+    ("Answer: 9082\nAlternative answer: 4471", "9082"),  # read as a hedge in the tail (test_stance)
+    # a label-like phrase in an aside or a quote is not at the line's start
+    ("Answer: 9082\n\n(A corrected answer: 4471 would apply only to the west store.)", "9082"),
+    ('Answer: 9082\n\nThe notes say "Corrected answer: 4471" nowhere.', "9082"),
+    # more than two words before "answer" is a sentence, not a label
+    ("Answer: 9082\nThis is not my answer: 4471", "9082"),
+])
+def test_the_last_committed_label_wins(reply, value):
+    assert text_of(reply) == value
+
+
+@pytest.mark.parametrize(("reply", "value"), [
+    ("Antwort: 9082\n\nHmm, warte. Die Notiz gilt für die Westtür.\n\nKorrigierte Antwort: 4471", "4471"),
+    ("Réponse : 9082\n\nAttendez, je relis les notes.\n\nRéponse corrigée : 4471", "4471"),
+    ("Antwort: 9082", "9082"),
+])
+def test_a_later_label_in_the_replys_own_language_supersedes_too(reply, value):
+    assert text_of(reply) == value
+
+
 def test_think_blocks_are_not_the_answer():
     assert text_of("<think>Answer: 369</think>\nAnswer: 367") == "367"
     assert text_of("Answer: 369\n<think>or is it Answer: 367") == "369"

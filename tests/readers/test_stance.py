@@ -20,6 +20,7 @@ from engine.readers.stance import (
     alternatives,
     closing_number,
     committed_number,
+    label_commits,
     numbers,
     prose_numbers,
     roles,
@@ -286,3 +287,25 @@ def test_the_reader_stays_fast_on_a_reply_of_any_length():
     after(filler.replace("; ", ".\n"))
     roles(filler, [Mention(m, m + 3, "367") for m in range(3, len(filler), 60)][:2000])
     assert time.monotonic() - started < 20
+
+
+# ------------------------------------------------------------------------------ a qualified label
+
+
+@pytest.mark.parametrize(("qualifier", "commits"), [
+    # any qualifier commits unless the grammar says otherwise: the words that commit are not listed
+    ("", True), ("Final ", True), ("Corrected ", True), ("revised final ", True), ("Updated ", True),
+    ("New ", True), ("Short ", True), ("amended ", True),
+    # a negation or an error, a date, a possibility, an illustration
+    ("Wrong ", False), ("Incorrect ", False), ("not the ", False), ("Previous ", False), ("Initial ", False),
+    ("old ", False), ("Alternative ", False), ("Possible ", False), ("Example ", False), ("sample ", False),
+])
+def test_a_qualified_label_commits_unless_its_qualifier_sets_it_aside(qualifier, commits):
+    assert label_commits(qualifier) is commits
+
+
+def test_an_alternative_answer_after_the_answer_line_is_a_hedge():
+    assert after_answer("Alternative answer: 4471", Decimal(9082), number_mentions).hedged
+    assert after_answer("Possible answer: 4471.", Decimal(9082), number_mentions).hedged
+    # a label that calls its value wrong offers nothing
+    assert not after_answer("Wrong answer: 4471.", Decimal(9082), number_mentions).hedged
