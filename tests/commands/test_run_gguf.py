@@ -30,6 +30,14 @@ def test_a_gguf_that_cannot_run_exits_2_naming_it(tmp_path: Path, capsys, write,
     assert not (tmp_path / "r.json").exists()
 
 
+def test_serve_checks_a_gguf_the_same_way(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "dir.gguf"
+    path.mkdir()
+    assert main(["serve", "--gguf", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"--gguf {path}: is a folder" in err and "GGUF format" in err
+
+
 def test_a_gguf_and_an_endpoint_are_refused_together(tmp_path: Path, capsys) -> None:
     code, err = _run(capsys, "--gguf", str(tmp_path / "m.gguf"), "--endpoint", "http://127.0.0.1:9/v1")
     assert code == 2 and "--gguf" in err and "--endpoint" in err and "give one of them" in err
