@@ -15,6 +15,7 @@ from engine.core.models_file import CardSampling, ModelEntry, default_models_pat
 from engine.core.outputlock import output_lock
 from engine.core.results import default_output
 from engine.episodes import MODULE_NAMES
+from engine.model.gguf_file import checked_gguf, entry_for_file, model_name_for
 from engine.model.local_server import Layout, choose_layout, embedded_server
 from engine.model.requestlimits import FIRST_BYTE_MULTIPLE, STALL_AFTER, RequestLimits
 from engine.publish.scorecard import render
@@ -44,6 +45,8 @@ _ADD_TRIALS = int_in(0, 1000, " (trials to add per task)")
 _MAX_TOKENS = int_in(16, 131072, " (a completion budget per model call; leave it unset for each task's own)")
 _TEMPERATURE = float_in(0.0, 2.0, " (0 is greedy; the default is 0.6)")
 _TOP_P = float_in(0.0, 1.0, " (the default is 0.95)", low_open=True)
+_TOP_K = int_in(0, 1000, " (0 turns top-k off)")
+_MIN_P = float_in(0.0, 1.0, " (0 turns min-p off)")
 _SEED = int_in(-1, 2**31 - 1, " (-1 sends no seed)")
 _CONTEXT = int_in(512, 1 << 20, " (tokens of context for the embedded server)")
 _SANDBOX_MB = int_in(32, 65536, " (megabytes for sandboxed code)")
@@ -107,6 +110,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", "-m", help="model name as the server knows it (embedded: a models.yaml name)")
     p.add_argument("--endpoint", "-e", type=endpoint_url,
                    help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--gguf", type=Path, metavar="PATH",
+                   help="run this GGUF model file of your own on the embedded server (not with --endpoint); the "
+                        "model name is --model, else the file's name without .gguf, and a models.yaml row of that "
+                        "name lends its context, server options and card sampling")
     p.add_argument("--trials", "-n", type=_TRIALS, help="trials per task, 1 to 1000 (default 3)")
     p.add_argument("--add-trials", type=_ADD_TRIALS, default=0, metavar="N",
                    help="add N trials per task to an existing run (keeps the trials already done)")
@@ -128,11 +135,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--temperature", type=_TEMPERATURE,
                    help="sampling temperature, 0 to 2 (default 0.6, sent explicitly to every server)")
     p.add_argument("--top-p", type=_TOP_P, help="nucleus sampling, over 0 and at most 1 (default 0.95)")
+    p.add_argument("--top-k", type=_TOP_K, metavar="K",
+                   help="top-k sampling, 0 to 1000, 0 off (default: off, or the card's)")
+    p.add_argument("--min-p", type=_MIN_P, metavar="P",
+                   help="min-p sampling, 0 to 1, 0 off (default: off, or the card's)")
     p.add_argument("--sampling", choices=("card", "bench"),
                    help="card: the sampling the model's models.yaml row takes from its model card (temperature, "
                         "top_p, top_k, min_p); bench: the fixed 0.6 / 0.95 with top-k and min-p off. Default: card "
-                        "where the row has one, else bench. Not with --temperature/--top-p (a run with those is "
-                        "recorded as custom)")
+                        "where the row has one, else bench. Not with --temperature/--top-p/--top-k/--min-p (a run with "
+                        "any of those is recorded as custom: the ones not given are the bench's)")
     p.add_argument("--no-warm-up", dest="warm_up", action="store_false",
                    help="skip the server check's warm-up request and tool-call check")
     p.add_argument("--seed", type=_SEED, help="base seed, offset by the trial index; -1 sends none (default 0)")
@@ -231,6 +242,8 @@ def build_request(args: argparse.Namespace, settings: Settings, endpoint: str | 
         tasks_dir=args.tasks_dir,
         show_progress=not args.quiet,
         top_p=args.top_p,
+        top_k=args.top_k,
+        min_p=args.min_p,
         sampling=args.sampling,
         card_sampling=_card_sampling(model, embedded) if model else None,
         warm_up=args.warm_up,
@@ -251,19 +264,35 @@ def _embedded_layout(args: argparse.Namespace, selection: Selection, entry: Mode
     return layout
 
 
+def _own_file(args: argparse.Namespace) -> tuple[ModelEntry, Path]:
+    """--gguf: the entry the embedded server runs the file under, and the file, checked before anything starts."""
+    if args.endpoint:
+        raise UserError("--gguf runs the file on the embedded server and --endpoint names a server of your own: "
+                        "give one of them")
+    model_file = checked_gguf(args.gguf, "--gguf")
+    return entry_for_file(model_name_for(args.gguf, args.model, "--gguf")), model_file
+
+
 def handle(args: argparse.Namespace) -> int:
     settings = Settings()
-    endpoint = server_endpoint(args, settings)
-    entry = None if endpoint else _embedded_entry(args.model or settings.raw("BENCH_MODEL"))
+    model_file = None
+    if args.gguf is not None:
+        endpoint = None  # the flag wins over BENCH_ENDPOINT, as flags do
+        entry, model_file = _own_file(args)
+    else:
+        endpoint = server_endpoint(args, settings)
+        entry = None if endpoint else _embedded_entry(args.model or settings.raw("BENCH_MODEL"))
     request = build_request(args, settings, endpoint, entry)
     # Selected once, each task's window estimated once: the embedded server's window and the run follow it.
     selection = Selection.of(select_tasks(request))
     with contextlib.ExitStack() as stack:
         embedded = None
         if entry is not None:
-            print(f"no endpoint configured: starting the embedded llama.cpp server with {entry.name} …",
-                  file=sys.stderr)
-            embedded = stack.enter_context(embedded_server(entry, _embedded_layout(args, selection, entry)))
+            what = f"{model_file.name} as {entry.name}" if model_file is not None else entry.name
+            print(f"{'--gguf' if model_file is not None else 'no endpoint configured'}: starting the embedded "
+                  f"llama.cpp server with {what} …", file=sys.stderr)
+            embedded = stack.enter_context(embedded_server(entry, _embedded_layout(args, selection, entry),
+                                                           model_file=model_file))
         stack.enter_context(output_lock(request.output))
         run = run_benchmark(request, tasks=selection, embedded=embedded)
     render(run, score_run(run, weights=args.weights))

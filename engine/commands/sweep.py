@@ -41,7 +41,9 @@ PLAN_HELP = """plan (YAML; unknown keys are errors):
       served_model: qwen3-8b-q4    # the name that server knows it by (default: model)
     - name: embedded-q8kv
       embedded: {model: smollm2-135m, context: 8192, slots: 2, kv_cache_type: q8_0}
-      temperature: 0.0             # also top_p, thinking: on|off, max_tokens
+      temperature: 0.0             # also top_p, top_k, min_p (0: off), thinking: on|off, max_tokens
+    - name: own-q8
+      embedded: {gguf: models/qwen3-8b-Q8_0.gguf}  # a GGUF of your own, relative to the plan's folder
       runs_on: [self-hosted, gpu]  # the fleet workflow's runner labels (also plan-wide; default self-hosted)
 """
 

@@ -284,11 +284,11 @@ class RunSettings(Strict):
     top_p: float | None = None
     # Where the sampling came from: "bench" the fixed settings (--temperature 0.6, --top-p 0.95 and the server
     # kind's neutral top-k and min-p), "card" the models.yaml row's sampling from its model card, "custom" a
-    # --temperature or --top-p given by hand. A file written before the mode was recorded is "bench": the
-    # bench then had no other default.
+    # --temperature, --top-p, --top-k or --min-p given by hand. A file written before the mode was recorded is
+    # "bench": the bench then had no other default.
     sampling_mode: Literal["bench", "card", "custom"] = "bench"
-    # top-k and min-p the run sent in place of the server kind's neutral ones (card mode only); None: the
-    # neutral ones (servers.sampler_fields), as every run sent before card sampling.
+    # top-k and min-p the run sent in place of the server kind's neutral ones (card or custom mode; 0 is off);
+    # None: the neutral ones (servers.sampler_fields), as every run sent before card sampling.
     top_k: int | None = Field(default=None, ge=0)
     min_p: float | None = Field(default=None, ge=0.0, le=1.0)
     # The model card the card sampling was taken from (card mode only).

@@ -5,6 +5,8 @@ The header is a list of key/value pairs before the tensors; the file type is amo
 which come first in every file llama.cpp writes. The reader walks the pairs until it finds it, bounded in
 bytes read, pairs walked and the size of each value: a file is data, and a damaged or hostile one ends the
 walk with None (the quantization is then "not reported"), never with an exception or a large allocation.
+``check`` walks the same way and says why a file is not one the reader can read (a GGUF file a user hands
+the embedded server is checked with it before the server is started).
 """
 
 from __future__ import annotations
@@ -34,8 +36,12 @@ _STRING, _ARRAY = 8, 9
 _UINT32 = 4
 
 
-class _Bad(Exception):
-    """The header is not one this reader can walk within its bounds."""
+class NotGguf(Exception):
+    """The file is not a GGUF file this reader can walk within its bounds; the message says why."""
+
+
+_TOO_LARGE = f"its header runs past {MAX_HEADER_BYTES // (1024 * 1024)} MiB, more than any model's"
+_TOO_LONG = f"its header holds a string over {MAX_STRING_BYTES} bytes"
 
 
 class _Reader:
@@ -46,16 +52,16 @@ class _Reader:
     def take(self, n: int) -> bytes:
         self.read_bytes += n
         if self.read_bytes > MAX_HEADER_BYTES:
-            raise _Bad
+            raise NotGguf(_TOO_LARGE)
         data = self.handle.read(n)
         if len(data) != n:
-            raise _Bad  # the file ends inside its header
+            raise NotGguf("the file ends inside its header (a partial download?)")
         return data
 
     def skip(self, n: int) -> None:
         self.read_bytes += n
         if self.read_bytes > MAX_HEADER_BYTES:
-            raise _Bad
+            raise NotGguf(_TOO_LARGE)
         self.handle.seek(n, 1)
 
     def u32(self) -> int:
@@ -67,7 +73,7 @@ class _Reader:
     def string(self) -> bytes:
         n = self.u64()
         if n > MAX_STRING_BYTES:
-            raise _Bad
+            raise NotGguf(_TOO_LONG)
         return self.take(n)
 
     def skip_value(self, kind: int) -> None:
@@ -78,44 +84,74 @@ class _Reader:
         elif kind == _ARRAY:
             item, count = self.u32(), self.u64()
             if count > MAX_ARRAY_ITEMS or item == _ARRAY:
-                raise _Bad
+                raise NotGguf(f"its header holds an array of {count} items of type {item}, beyond what the "
+                              "reader takes")
             if item in _FIXED:
                 self.skip(_FIXED[item] * count)
             elif item == _STRING:
                 for _ in range(count):
                     self.skip_string()
             else:
-                raise _Bad
+                raise NotGguf(f"its header holds an array of unknown value type {item}")
         else:
-            raise _Bad
+            raise NotGguf(f"its header holds a value of unknown type {kind}")
 
     def skip_string(self) -> None:
         n = self.u64()
         if n > MAX_STRING_BYTES:
-            raise _Bad
+            raise NotGguf(_TOO_LONG)
         self.skip(n)
+
+
+def _walk(path: Path, *, whole: bool = False) -> int | None:
+    """``general.file_type`` of the GGUF file at ``path``, None when its header does not say; ``NotGguf`` (or
+    ``OSError``) when it cannot be read as GGUF within the bounds. ``whole``: every key/value pair is walked,
+    not only those up to the file type (a check of the header, which a cut download fails)."""
+    try:
+        with path.open("rb") as handle:
+            reader = _Reader(handle)
+            if handle.read(4) != b"GGUF":
+                raise NotGguf("it does not start with the GGUF magic bytes")
+            reader.read_bytes = 4
+            version = reader.u32()
+            if version not in (2, 3):  # version 1 (2023) used 32-bit counts; no current file is one
+                raise NotGguf(f"it is GGUF version {version}; the reader takes versions 2 and 3")
+            reader.u64()  # tensor count
+            pairs = reader.u64()
+            if pairs > MAX_PAIRS:
+                raise NotGguf(f"its header claims {pairs} key/value pairs, more than any model's")
+            found = None
+            for _ in range(pairs):
+                key, kind = reader.string(), reader.u32()
+                if key == b"general.file_type" and kind in (_UINT32, 5):
+                    found = struct.unpack("<I" if kind == _UINT32 else "<i", reader.take(4))[0]
+                    if not whole:
+                        return found
+                else:
+                    reader.skip_value(kind)
+            return found
+    except struct.error as exc:
+        raise NotGguf(f"its header is malformed ({exc})") from None
+
+
+def check(path: Path) -> str | None:
+    """Why ``path`` is not a GGUF file whose header this reader can walk within its bounds; None when it is.
+    Only the header is read (never the weights); an unreadable file says why as well."""
+    try:
+        _walk(path, whole=True)
+    except NotGguf as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or exc})"
+    return None
 
 
 def file_type(path: Path) -> int | None:
     """``general.file_type`` of the GGUF file at ``path``; None when the file does not say or is not GGUF."""
     try:
-        with path.open("rb") as handle:
-            reader = _Reader(handle)
-            if reader.take(4) != b"GGUF":
-                return None
-            version = reader.u32()
-            if version not in (2, 3):  # version 1 (2023) used 32-bit counts; no current file is one
-                return None
-            reader.u64()  # tensor count
-            pairs = reader.u64()
-            for _ in range(min(pairs, MAX_PAIRS)):
-                key, kind = reader.string(), reader.u32()
-                if key == b"general.file_type" and kind in (_UINT32, 5):
-                    return struct.unpack("<I" if kind == _UINT32 else "<i", reader.take(4))[0]
-                reader.skip_value(kind)
-    except (OSError, _Bad, struct.error):
+        return _walk(path)
+    except (OSError, NotGguf):
         return None
-    return None
 
 
 def quantization(path: Path) -> str | None:

@@ -202,12 +202,17 @@ def embedded_server(
     *,
     port: int | None = None,
     ready_timeout_s: float = 180.0,
+    model_file: Path | None = None,
 ) -> Iterator[LocalServer]:
-    """Start the server, yield where it listens, and always stop it (also on Ctrl-C or an error)."""
-    if entry.gguf is None:
-        raise UserError(f"model '{entry.name}' in models.yaml has no gguf source, so the embedded server "
-                        "cannot run it; give --endpoint for a server you started yourself")
-    model_file = entry.gguf.locate()
+    """Start the server, yield where it listens, and always stop it (also on Ctrl-C or an error).
+    ``model_file``: a GGUF of the user's own, already checked (``gguf_file.checked_gguf``); None: the file the
+    entry's package ships."""
+    if model_file is None:
+        if entry.gguf is None:
+            raise UserError(f"model '{entry.name}' in models.yaml has no gguf source, so the embedded server "
+                            "cannot run it; give --gguf PATH for a model file of your own, or --endpoint for a "
+                            "server you started yourself")
+        model_file = entry.gguf.locate()
     if importlib.util.find_spec("xllamacpp") is None:
         raise UserError(LOCAL_EXTRA_HINT)
     layout = layout or choose_layout(entry)

@@ -466,7 +466,7 @@ async def inspect_server(
         if warm:
             base = client_settings or ClientSettings(endpoint=endpoint, model=model, api_key=api_key)
             settings = dataclasses.replace(base, server_kind=info.kind, check_truncation=False,
-                                           sampler={**servers.sampler_fields(info.kind), **base.sampler},
+                                           sampler=servers.sampler_fields(info.kind, base.sampler),
                                            max_retries=max(base.max_retries, 3), stop_loops=False)
             client = ChatClient(settings)
         try:

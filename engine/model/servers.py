@@ -9,6 +9,7 @@ server-neutral and a new server is one more entry.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,8 +179,17 @@ def default_concurrency(kind: str | None, slots: int | None) -> int:
     return chosen
 
 
-def sampler_fields(kind: str | None) -> dict[str, Any]:
-    return dict(profile(kind).sampler)
+def sampler_fields(kind: str | None, chosen: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The sampler fields sent to this kind of server besides temperature and top_p: its neutral ones (top-k
+    and min-p off, no repetition penalty), with the run's ``chosen`` top-k and min-p (a card's, or given by
+    hand) in their place. A chosen top-k of 0 means off, which is the kind's own neutral value where it has
+    one (vLLM's off is -1; older releases refuse 0)."""
+    fields = dict(profile(kind).sampler)
+    for key, value in (chosen or {}).items():
+        if key == "top_k" and value == 0 and "top_k" in fields:
+            continue
+        fields[key] = value
+    return fields
 
 
 def larger_window_advice(kind: str | None) -> str:

@@ -140,7 +140,7 @@ async def make_plan(request: RunRequest, selection: Selection, sandbox: SandboxC
     tasks = selection.tasks
     facts = await check_server(request, asked, tasks, embedded)
     client = replace(asked, server_kind=facts.kind, served_context=facts.served_context,
-                     sampler={**servers.sampler_fields(facts.kind), **asked.sampler}, limits=facts.limits,
+                     sampler=servers.sampler_fields(facts.kind, asked.sampler), limits=facts.limits,
                      whole_prompt_counts=facts.whole_prompt_counts)
     runnable = tuple(t for t in tasks if t.id not in sandbox.skipped)
     _check_context(runnable, selection.needs, facts.served_context, request.allow_undersized_context)

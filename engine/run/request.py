@@ -37,6 +37,9 @@ class RunRequest(BaseModel):
     max_tokens: int | None = None
     temperature: float | None = None  # None: servers.DEFAULT_TEMPERATURE
     top_p: float | None = None  # None: servers.DEFAULT_TOP_P
+    # --top-k, --min-p: sent in place of the server kind's neutral values (0 turns either off); None: neutral.
+    top_k: int | None = None
+    min_p: float | None = None
     # --sampling: "card" the models.yaml row's card sampling, "bench" the fixed one; None: card where the row
     # has one, else bench (``engine.run.sampling``).
     sampling: Literal["card", "bench"] | None = None

@@ -98,7 +98,7 @@ def check_resume(source: Path, old: RunSettings, new: RunSettings, held: Sequenc
     problems = resume_problems(old, new, held, selected, bank)
     if problems:
         sampled = any(p.split(":", 1)[0] in SAMPLING for p in problems) and old.sampling_mode != new.sampling_mode
-        again = ("the same --temperature/--top-p" if old.sampling_mode == "custom"
+        again = ("the same --temperature/--top-p/--top-k/--min-p" if old.sampling_mode == "custom"
                  else f"--sampling {old.sampling_mode}")
         hint = (f" (it sampled in {old.sampling_mode} mode, this run in {new.sampling_mode}: give {again})"
                 if sampled else "")

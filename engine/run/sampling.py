@@ -3,9 +3,9 @@ hand, and the mode the result file records.
 
 Default: the card's where the model's ``models.yaml`` row has one (``sampling:``), else the bench's
 (temperature ``DEFAULT_TEMPERATURE``, top_p ``DEFAULT_TOP_P``, top-k and min-p the server kind's neutral
-values). ``--sampling bench|card`` chooses; a ``--temperature`` or ``--top-p`` of its own makes the run
-"custom" (the other value the bench's), and cannot be combined with ``--sampling``, which would leave it
-unclear which wins.
+values). ``--sampling bench|card`` chooses; a ``--temperature``, ``--top-p``, ``--top-k`` or ``--min-p`` of
+its own makes the run "custom" (a temperature or top-p not given the bench's, a top-k or min-p not given the
+server kind's neutral one), and cannot be combined with ``--sampling``, which would leave it unclear which wins.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class Sampling:
     mode: Mode
     temperature: float
     top_p: float
-    top_k: int | None = None  # None: the server kind's neutral value
+    top_k: int | None = None  # None: the server kind's neutral value; 0: off
     min_p: float | None = None
     source: str | None = None  # the model card's address (card mode)
 
@@ -36,10 +36,10 @@ class Sampling:
 
 def resolve_sampling(request: RunRequest) -> Sampling:
     """The run's sampling; ``UserError`` for a combination that cannot be honoured."""
-    by_hand = request.temperature is not None or request.top_p is not None
+    by_hand = any(v is not None for v in (request.temperature, request.top_p, request.top_k, request.min_p))
     if by_hand and request.sampling is not None:
-        raise UserError(f"--sampling {request.sampling} and --temperature/--top-p (or BENCH_TEMPERATURE) both "
-                        "choose the sampling: give one of them")
+        raise UserError(f"--sampling {request.sampling} and --temperature/--top-p/--top-k/--min-p (or "
+                        "BENCH_TEMPERATURE) both choose the sampling: give one of them")
     card = request.card_sampling
     if request.sampling == "card" and card is None:
         raise UserError(f"--sampling card: the models.yaml row of '{request.model}' has no sampling from its model "
@@ -48,7 +48,8 @@ def resolve_sampling(request: RunRequest) -> Sampling:
     if by_hand:
         return Sampling("custom",
                         servers.DEFAULT_TEMPERATURE if request.temperature is None else request.temperature,
-                        servers.DEFAULT_TOP_P if request.top_p is None else request.top_p)
+                        servers.DEFAULT_TOP_P if request.top_p is None else request.top_p,
+                        request.top_k, request.min_p)
     if card is not None and request.sampling != "bench":
         return Sampling("card", card.temperature, card.top_p, card.top_k, card.min_p, card.source)
     return Sampling("bench", servers.DEFAULT_TEMPERATURE, servers.DEFAULT_TOP_P)

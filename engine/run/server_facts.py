@@ -70,7 +70,7 @@ async def check_server(request: RunRequest, client: ClientSettings, tasks: Seque
         print(f"note: {note['tools_note']}", file=sys.stderr)
     # The server's facts as found, then what the run adds about it beside them (in the order the file keeps).
     meta = {**info.as_meta(), **note, "sampler": {"temperature": client.temperature, "top_p": client.top_p,
-                                                  **servers.sampler_fields(info.kind), **client.sampler},
+                                                  **servers.sampler_fields(info.kind, client.sampler)},
             **(embedded_meta(embedded) if embedded is not None else {})}
     concurrency = info.default_concurrency if request.concurrency is None else request.concurrency
     return ServerFacts(

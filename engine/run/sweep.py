@@ -20,6 +20,7 @@ from engine.core.models_file import ModelEntry, load_models
 from engine.core.outputlock import output_lock
 from engine.core.results import load_run_file
 from engine.episodes import MODULE_NAMES
+from engine.model.gguf_file import checked_gguf, entry_for_file
 from engine.model.local_server import choose_layout, embedded_server
 from engine.model.requestlimits import RequestLimits
 from engine.run.checkpoint import checkpoint_path
@@ -51,7 +52,8 @@ def request_for(plan: SweepPlan, config: Configuration, *, api_key: str | None, 
         model=model or plan.model, endpoint=config.endpoint, api_key=api_key if config.endpoint else None,
         output=result_file(plan, config), trials=plan.trials, profile=plan.profile,
         modules=tuple(plan.modules) if plan.modules else None, pattern=plan.filter, tasks_dir=plan.tasks_dir,
-        seed=plan.seed, temperature=config.temperature, top_p=config.top_p, thinking=config.thinking,
+        seed=plan.seed, temperature=config.temperature, top_p=config.top_p, top_k=config.top_k,
+        min_p=config.min_p, thinking=config.thinking,
         max_tokens=config.max_tokens, warm_up=warm_up, show_progress=show_progress, limits=limits,
     )
 
@@ -77,14 +79,25 @@ def finished(request: RunRequest, selection: Selection) -> bool:
     return all(held[t] == request.trials for t in tasks)
 
 
+def own_file(config: Configuration) -> Path | None:
+    """The configuration's GGUF file of the user's own, checked (``gguf_file.checked_gguf``); None: none given."""
+    if config.embedded is None or config.embedded.gguf is None:
+        return None
+    return checked_gguf(config.embedded.gguf, f"configuration '{config.name}': embedded.gguf")
+
+
 def _embedded_entry(plan: SweepPlan, config: Configuration) -> ModelEntry:
-    """The models.yaml row the embedded server runs, with the configuration's KV-cache type added to its
-    server options."""
+    """The models.yaml row the embedded server runs (for a GGUF of the user's own, the row of its name if any:
+    ``gguf_file.entry_for_file``), with the configuration's KV-cache type added to its server options."""
     name = (config.embedded.model if config.embedded else None) or plan.model
-    entry = load_models().find(name)
-    if entry is None or entry.gguf is None:
-        raise UserError(f"model '{name}' has no GGUF in models.yaml, so the embedded server cannot run it; give "
-                        "the configuration an endpoint of your own server, or embedded.model a row with a gguf")
+    if config.embedded is not None and config.embedded.gguf is not None:
+        entry = entry_for_file(name)
+    else:
+        entry = load_models().find(name)
+        if entry is None or entry.gguf is None:
+            raise UserError(f"model '{name}' has no GGUF in models.yaml, so the embedded server cannot run it; give "
+                            "the configuration an endpoint of your own server, embedded.gguf a model file of your "
+                            "own, or embedded.model a row with a gguf")
     kv = config.embedded.kv_cache_type if config.embedded else None
     extra = [f"cache_type_k={kv}", f"cache_type_v={kv}"] if kv else []
     return entry.model_copy(update={"server_args": [*entry.server_args, *extra]})
@@ -99,11 +112,29 @@ def run_configuration(plan: SweepPlan, config: Configuration, request: RunReques
             layout = choose_layout(entry, needed_context=selection.required_context,
                                    context=options.context if options else None,
                                    slots=options.slots if options else None)
-            print(f"  starting the embedded llama.cpp server with {entry.name}: {layout.slots} slot(s) of "
+            model_file = own_file(config)
+            what = f"{model_file.name} as {entry.name}" if model_file is not None else entry.name
+            print(f"  starting the embedded llama.cpp server with {what}: {layout.slots} slot(s) of "
                   f"{layout.context_per_slot} tokens", file=sys.stderr)
-            embedded = stack.enter_context(embedded_server(entry, layout))
+            embedded = stack.enter_context(embedded_server(entry, layout, model_file=model_file))
         stack.enter_context(output_lock(request.output))
         run_benchmark(request, tasks=selection, embedded=embedded)
+
+
+def same_file(config: Configuration, output: Path) -> None:
+    """A GGUF of the user's own is named in the result file only by its file name (``provenance.server``), and
+    the resume rule reads the settings alone: a configuration whose earlier result ran another file is refused,
+    so that trials of two files never share one result."""
+    if config.embedded is None or config.embedded.gguf is None or not output.is_file():
+        return
+    try:
+        ran = load_run_file(output, MODULE_NAMES).provenance.server.get("model_file")
+    except UserError:
+        return  # the run reads it again and names what is wrong
+    if ran is not None and ran != config.embedded.gguf.name:
+        raise UserError(f"configuration '{config.name}': {output} holds a run of {str(ran)[:200]!r}, and the plan "
+                        f"now names {config.embedded.gguf.name!r}; give the configuration a new name, or move the "
+                        "old result file away to run the new file from scratch")
 
 
 def chosen(plan: SweepPlan, only: list[str] | None) -> list[Configuration]:
@@ -123,12 +154,19 @@ def run_sweep(plan: SweepPlan, *, api_key: str | None, warm_up: bool = True, sho
               only: list[str] | None = None, limits: RequestLimits | None = None) -> list[SweepRun]:
     """Every configuration (or those ``only`` names), in the plan's order; raises ``UserError`` naming the
     configuration that failed."""
-    done = []
+    runs = []
     for config in chosen(plan, only):
         request = request_for(plan, config, api_key=api_key, warm_up=warm_up, show_progress=show_progress,
                               limits=limits)
         selection = Selection.of(select_tasks(request))
-        if finished(request, selection):
+        same_file(config, request.output)
+        runs.append((config, request, selection, finished(request, selection)))
+    for config, _, _, done_already in runs:
+        if not done_already:
+            own_file(config)  # every model file checked before the first server starts, not hours into a sweep
+    done = []
+    for config, request, selection, done_already in runs:
+        if done_already:
             print(f"{config.name}: {request.output} is finished; not run again", file=sys.stderr)
             done.append(SweepRun(config, request.output, reused=True))
             continue

@@ -2,8 +2,8 @@
 trials and seed they all share.
 
 Only what a ``RunRequest`` carries end to end is a field here (plus the embedded server's own options), so a
-plan cannot ask for a setting the run would silently drop: top-k and min-p are not sent by the bench yet, and
-the plan refuses them as unknown keys. Unknown keys are errors everywhere, with the file, the field and the fix.
+plan cannot ask for a setting the run would silently drop. Unknown keys are errors everywhere, with the file,
+the field and the fix.
 """
 
 from __future__ import annotations
@@ -45,8 +45,13 @@ RunnerLabels = Annotated[list[RunnerLabel], Field(min_length=1, max_length=8)]
 class EmbeddedServer(Strict):
     """The embedded llama.cpp server, started for this configuration alone and stopped after it."""
 
-    # The models.yaml row whose GGUF it runs (a file a Python package ships); default: the plan's model.
+    # The models.yaml row whose GGUF it runs (a file a Python package ships); default: the plan's model. With
+    # gguf, the name the file runs under (and the row, if any, that lends it its context and server options).
     model: ModelName | None = None
+    # A GGUF file of your own instead of the row's (relative to the plan's folder): "Q4 or Q8". Checked as a
+    # GGUF file when its configuration is about to run (``gguf_file.checked_gguf``), not when the plan is read,
+    # so a fleet's collecting job need not hold the runners' model files.
+    gguf: Path | None = None
     # The window of one slot and the slot count (``sllmb run --context``, ``--slots``); default: chosen as
     # ``run`` chooses them.
     context: int | None = Field(default=None, ge=512, le=1 << 20)
@@ -65,6 +70,10 @@ class Configuration(Strict):
     # The sampler and the reply budget, as ``sllmb run`` takes them; unset: run's defaults.
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    # Top-k and min-p (0 turns either off), sent in place of the server kind's neutral values; with any of these
+    # four the run's sampling is recorded as "custom".
+    top_k: int | None = Field(default=None, ge=0, le=1000)
+    min_p: float | None = Field(default=None, ge=0.0, le=1.0)
     thinking: bool | None = None
     max_tokens: int | None = Field(default=None, ge=16, le=131072)
     # The labels of the runner the fleet workflow runs this configuration on; default: the plan's runs_on.
@@ -108,6 +117,14 @@ class SweepPlan(Strict):
         return configs
 
 
+def _gguf_from(here: Path, config: Configuration) -> Configuration:
+    """The configuration with its GGUF path read from the plan's folder ``here``."""
+    embedded = config.embedded
+    if embedded is None or embedded.gguf is None or embedded.gguf.is_absolute():
+        return config
+    return config.model_copy(update={"embedded": embedded.model_copy(update={"gguf": here / embedded.gguf})})
+
+
 def load_plan(path: Path) -> SweepPlan:
     """The plan in ``path``, with its relative paths made relative to its folder; a missing, oversized or
     invalid file is a ``UserError`` naming the file, the field and the fix."""
@@ -120,7 +137,9 @@ def load_plan(path: Path) -> SweepPlan:
         raise UserError(invalid_file_message(path, "sweep plan", exc.errors())) from exc
     here = path.resolve().parent
     output = plan.output if plan.output is not None else Path("sweeps") / path.stem
+    configurations = [_gguf_from(here, c) for c in plan.configurations]
     return plan.model_copy(update={
         "output": output if output.is_absolute() else here / output,
         "tasks_dir": None if plan.tasks_dir is None or plan.tasks_dir.is_absolute() else here / plan.tasks_dir,
+        "configurations": configurations,
     })

@@ -78,6 +78,60 @@ def test_a_sweep_runs_each_configuration_and_reports_each_against_the_first(tmp_
     assert "cannot tell them apart" in printed and "sweep_report.md" in printed
 
 
+def test_top_k_and_min_p_of_a_configuration_reach_its_requests_and_its_file(tmp_path: Path) -> None:
+    with ScriptedServer(_responder) as srv:
+        plan = _plan(tmp_path, srv.url, configurations=[
+            {"name": "plain", "endpoint": srv.url},
+            {"name": "topk", "endpoint": srv.url, "top_k": 20, "min_p": 0.05},
+        ])
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 0
+        sent = [r for r in srv.requests if "messages" in r]
+    # The neutral values (this server is of no known kind: none) for one, the configuration's for the other.
+    assert {(b.get("top_k"), b.get("min_p")) for b in sent} == {(None, None), (20, 0.05)}
+    plain = load_run_file(tmp_path / "out" / "plain_raw_results.json").settings
+    topk = load_run_file(tmp_path / "out" / "topk_raw_results.json").settings
+    assert (plain.sampling_mode, plain.top_k, plain.min_p) == ("bench", None, None)
+    assert (topk.sampling_mode, topk.top_k, topk.min_p, topk.temperature) == ("custom", 20, 0.05, 0.6)
+
+
+def test_a_gguf_is_read_from_the_plans_folder_and_checked_before_any_configuration_runs(tmp_path: Path,
+                                                                                        capsys) -> None:
+    from engine.run.sweep_plan import load_plan
+
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "q8.gguf").write_bytes(b"not a model file")
+    with ScriptedServer(_responder) as srv:
+        plan = _plan(tmp_path, srv.url, configurations=[
+            {"name": "server", "endpoint": srv.url},
+            {"name": "q8", "embedded": {"gguf": "models/q8.gguf", "context": 2048}},
+        ])
+        assert load_plan(plan).configurations[1].embedded.gguf == tmp_path / "models" / "q8.gguf"
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 2
+        assert not srv.requests, "the first configuration ran before the second's file was checked"
+    err = capsys.readouterr().err
+    assert f"configuration 'q8': embedded.gguf {tmp_path / 'models' / 'q8.gguf'}: " in err and "GGUF magic" in err
+
+
+def test_a_configuration_whose_result_ran_another_gguf_is_refused_not_mixed(tmp_path: Path, capsys) -> None:
+    with ScriptedServer(_responder) as srv:
+        plan = _plan(tmp_path, srv.url)
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 0
+    # The "hot" result as if it had run q4.gguf on the embedded server; the plan now names another file.
+    hot = tmp_path / "out" / "hot_raw_results.json"
+    doc = json.loads(hot.read_text(encoding="utf-8"))
+    doc["provenance"]["server"]["model_file"] = "q4.gguf"
+    hot.write_text(json.dumps(doc), encoding="utf-8")
+    before = hot.read_bytes()
+    plan = _plan(tmp_path, "http://127.0.0.1:9/v1", configurations=[
+        {"name": "cold", "endpoint": "http://127.0.0.1:9/v1", "temperature": 0.0},
+        {"name": "hot", "embedded": {"gguf": "q8.gguf"}, "temperature": 1.0, "top_p": 0.9},
+    ])
+    assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "configuration 'hot'" in err and "'q4.gguf'" in err and "'q8.gguf'" in err and "new name" in err
+    assert hot.read_bytes() == before
+
+
 def test_a_finished_configuration_is_not_run_again(tmp_path: Path, capsys) -> None:
     with ScriptedServer(_responder) as srv:
         plan = _plan(tmp_path, srv.url)
@@ -118,9 +172,14 @@ def test_a_server_that_is_down_stops_the_sweep_and_keeps_what_finished(tmp_path:
 
 @pytest.mark.parametrize(("change", "field", "fix"), [
     ({"top_k": 40}, "top_k", "unknown key"),
-    ({"configurations": [{"name": "a", "endpoint": "http://127.0.0.1:1/v1", "min_p": 0.05},
+    ({"configurations": [{"name": "a", "endpoint": "http://127.0.0.1:1/v1", "min_p": 2},
                          {"name": "b", "endpoint": "http://127.0.0.1:1/v1"}]}, "configurations.0.min_p",
-     "unknown key"),
+     "less than or equal to 1"),
+    ({"configurations": [{"name": "a", "endpoint": "http://127.0.0.1:1/v1", "top_k": -1},
+                         {"name": "b", "endpoint": "http://127.0.0.1:1/v1"}]}, "configurations.0.top_k",
+     "greater than or equal to 0"),
+    ({"configurations": [{"name": "a", "embedded": {"gguf": "m.gguf"}, "endpoint": "http://127.0.0.1:1/v1"},
+                         {"name": "b"}]}, "configurations.0", "not both"),
     ({"configurations": [{"name": "a", "endpoint": "http://127.0.0.1:1/v1"}]}, "configurations",
      "at least 2"),
     ({"configurations": [{"name": "a", "endpoint": "ftp://x/v1"}, {"name": "b"}]}, "configurations.0.endpoint",

@@ -10,6 +10,7 @@ the server has slots, with the cost figures read from the server's replies.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -63,6 +64,30 @@ def test_run_with_no_endpoint_benchmarks_the_embedded_model(tmp_path):
     host, port = run.settings.endpoint_host.split(":")
     with pytest.raises(OSError):
         socket.create_connection((host, int(port)), timeout=2).close()
+
+
+def test_a_gguf_of_ones_own_runs_under_its_name_and_the_file_says_which(tmp_path):
+    """``--gguf``: the packaged model file copied under another name, one task, one trial: the run is named
+    after the file, and the result file records the file's name and its quantization from its header."""
+    from engine.core.models_file import load_models
+
+    own = tmp_path / "own-smollm.Q4_1.gguf"
+    shutil.copyfile(load_models().find("smollm2-135m-instruct").gguf.locate(), own)
+    out = tmp_path / "own.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BENCH_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "run", "--gguf", str(own), "--modules", "knowledge", "--filter",
+         "kn_rail*", "--trials", "1", "--slots", "1", "--no-warm-up", "--output", str(out), "-q"],
+        cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "starting the embedded llama.cpp server with own-smollm.Q4_1.gguf as own-smollm.Q4_1" in done.stderr
+    run = load_run_file(out)
+    assert run.settings.model == "own-smollm.Q4_1"
+    server = run.provenance.server
+    assert (server["embedded"], server["model_file"], server["quantization"]) == (True, own.name, "Q4_1")
+    assert server["quantization_source"] == "GGUF header general.file_type"
+    assert len(run.trials) == 1 and not run.trials[0].infra and run.trials[0].grade is not None
 
 
 def test_the_embedded_server_dies_with_a_killed_bench():

@@ -56,6 +56,17 @@ def test_bench_mode_sends_the_fixed_sampling_with_top_k_and_min_p_neutral(tmp_pa
     assert (s.sampling_mode, s.top_k, s.min_p, s.sampling_source) == ("bench", None, None, None)
 
 
+def test_top_k_and_min_p_by_hand_are_sent_and_recorded_as_custom(tmp_path: Path) -> None:
+    run, chats = _run(_request("", tmp_path / "r.json", card_sampling=CARD, top_k=40, min_p=0.05))
+    # The card is set aside whole: what was not given by hand is the bench's, not the card's.
+    assert chats and all((c["temperature"], c["top_p"], c["top_k"], c["min_p"]) == (0.6, 0.95, 40, 0.05)
+                         for c in chats)
+    s = run.settings
+    assert (s.sampling_mode, s.temperature, s.top_p, s.top_k, s.min_p, s.sampling_source) == (
+        "custom", 0.6, 0.95, 40, 0.05, None)
+    assert run.provenance.server["sampler"]["top_k"] == 40 and run.provenance.server["sampler"]["min_p"] == 0.05
+
+
 def test_the_machine_and_the_server_are_recorded(tmp_path: Path) -> None:
     run, _ = _run(_request("", tmp_path / "r.json"))
     machine, server = run.provenance.machine, run.provenance.server
@@ -75,6 +86,8 @@ def test_impossible_asks_are_refused_with_the_fix(tmp_path: Path) -> None:
         resolve_sampling(_request("x", tmp_path / "r.json", sampling="card"))
     with pytest.raises(UserError, match="give one of them"):
         resolve_sampling(_request("x", tmp_path / "r.json", card_sampling=CARD, sampling="card", top_p=0.5))
+    with pytest.raises(UserError, match="--top-k/--min-p.*give one of them"):
+        resolve_sampling(_request("x", tmp_path / "r.json", sampling="bench", min_p=0.1))
 
 
 def test_a_resume_in_another_mode_is_refused_naming_the_mode(tmp_path: Path) -> None:

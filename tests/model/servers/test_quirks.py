@@ -386,6 +386,15 @@ def test_a_given_temperature_is_sent_as_given(tmp_path):
     assert load_run_file(tmp_path / "r.json").provenance.server["sampler"]["temperature"] == 0.0
 
 
+@pytest.mark.parametrize(("server", "top_k_sent"), [(FakeLlamaCpp, 0), (FakeVLLM, -1)])
+def test_top_k_off_is_each_servers_own_off_and_min_p_is_sent_as_given(tmp_path, server, top_k_sent):
+    with server(knowledge_script()) as srv:
+        run = run_benchmark(run_request(srv, tmp_path / "r.json", pattern="kn_rail*", top_k=0, min_p=0.05))
+        assert {(b["top_k"], b["min_p"]) for b in srv.chats} == {(top_k_sent, 0.05)}
+    assert (run.settings.sampling_mode, run.settings.top_k, run.settings.min_p) == ("custom", 0, 0.05)
+    assert load_run_file(tmp_path / "r.json").provenance.server["sampler"]["top_k"] == top_k_sent
+
+
 def test_fake_servers_count_prompts_honestly():
     body = {"messages": wire_messages(long_messages())}
     from engine.model.client import prompt_token_floor
