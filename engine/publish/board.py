@@ -87,6 +87,8 @@ SIZE_BUCKETS: tuple[tuple[str, float, float], ...] = (
 UNKNOWN_BUCKET = "Size unknown"
 
 JudgeState = Literal["judged", "partial", "fallback"]
+# What the board's "Judged" filter calls each judge state, in the order it lists them (the meta line's words).
+JUDGE_LABELS: dict[str, str] = {"judged": "judged", "partial": "partly judged", "fallback": "unjudged"}
 Outcome = Literal["pass", "fail", "excluded"]
 
 
@@ -225,6 +227,22 @@ class BucketGroup(_Model):
     sparse: list[str]
 
 
+class FilterOption(_Model):
+    value: str
+    label: str
+    count: int  # rows with this value
+
+
+class BoardFilters(_Model):
+    """The values the board can be filtered on, each with its count of rows. A row's own values are its
+    ``size.bucket``, ``size.family`` and ``judge_state``: the page writes them on the row and its script only
+    compares them, so no filter is worked out in the browser."""
+
+    buckets: list[FilterOption] = []  # every size bucket, empty ones too (a visitor may ask for one)
+    families: list[FilterOption] = []  # the models.yaml families of the rows, by name
+    judge: list[FilterOption] = []  # every judge state
+
+
 class PairRow(PairVerdict):
     """One tested pair, by display name and slug, with the verdict from ``engine.analysis.stats``."""
 
@@ -261,6 +279,8 @@ class Board(_Model):
     fallback_rows: int
     partial_rows: int
     flagged_rows: int
+    # A board file written before the filters existed reads with none.
+    filters: BoardFilters = BoardFilters()
 
     @model_validator(mode="after")
     def _consistent(self) -> Board:
@@ -565,6 +585,7 @@ def _build_board(
         rows=rows,
         tiers=_tiers(rows),
         buckets=_buckets(rows),
+        filters=board_filters(rows),
         separability=_separability_view(table, {r.model: r.slug for r in rows}),
         reference_setting=reference_values(setting),
         judged_rows=sum(r.judge_state == "judged" for r in rows),
@@ -791,6 +812,20 @@ def _buckets(rows: Sequence[Row]) -> list[BucketGroup]:
             )
         )
     return out
+
+
+def board_filters(rows: Sequence[Row]) -> BoardFilters:
+    by_bucket = Counter(r.size.bucket for r in rows)
+    buckets = [b[0] for b in SIZE_BUCKETS] + ([UNKNOWN_BUCKET] if by_bucket[UNKNOWN_BUCKET] else [])
+    families = Counter(r.size.family for r in rows if r.size.family)
+    states = Counter(r.judge_state for r in rows)
+    return BoardFilters(
+        buckets=[FilterOption(value=b, label=b, count=by_bucket[b]) for b in buckets],
+        families=[
+            FilterOption(value=f, label=f, count=families[f]) for f in sorted(families, key=lambda f: (f.lower(), f))
+        ],
+        judge=[FilterOption(value=v, label=label, count=states[v]) for v, label in JUDGE_LABELS.items()],
+    )
 
 
 def _empty_board(weights: str, alpha: float, setting: ReferenceSetting | None) -> Board:

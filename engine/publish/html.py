@@ -163,11 +163,19 @@ def warn_mark(row: Row) -> str:
     return "".join(marks)
 
 
+def filter_attrs(row: Row) -> str:
+    """What the board's filters compare (board.js), written once per row from the board model's own fields."""
+    return (
+        f' data-size="{esc(row.size.bucket)}" data-family="{esc(row.size.family or "")}"'
+        f' data-judge="{esc(row.judge_state)}"'
+    )
+
+
 def _bar(row: Row, links: Links) -> str:
     hatch = " h" if row.judge_state == "fallback" else ""
     width = fmt(row.headline)
     return (
-        f'<a class="lb-b" href="{esc(links.model(row.slug))}"><span class="n">{esc(row.model)}'
+        f'<a class="lb-b" href="{esc(links.model(row.slug))}"{filter_attrs(row)}><span class="n">{esc(row.model)}'
         f"{size_badge(row)}{warn_mark(row)}</span>"
         f'<span class="t"><i class="f{hatch}" style="width:{width}%"></i></span>'
         f"<b>{fmt(row.headline)}</b></a>"
@@ -203,7 +211,8 @@ def tiers_panel(board: Board, links: Links) -> str:
     unscored = [r for r in board.rows if r.headline is None]
     if unscored:
         items = "".join(
-            f'<li><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>: {esc(r.unranked_reason or "")}</li>'
+            f'<li{filter_attrs(r)}><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>: '
+            f'{esc(r.unranked_reason or "")}</li>'
             for r in unscored
         )
         parts.append(f'<div class="lb-empty">Not ranked:<ul>{items}</ul></div>')
@@ -215,7 +224,7 @@ def _param_rows(slugs: Iterable[str], by_slug: dict[str, Row], links: Links) -> 
     for slug in slugs:
         r = by_slug[slug]
         out.append(
-            f"<tr><td>{esc(r.size.label)}</td>"
+            f"<tr{filter_attrs(r)}><td>{esc(r.size.label)}</td>"
             f'<td><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>{size_badge(r)}{warn_mark(r)}</td>'
             f"<td>{tier_badge(r.tier)}</td>"
             f"<td>{fmt(r.headline)}</td></tr>"
@@ -261,23 +270,29 @@ def _module_cell(cell: Any, href: str | None = None, model: str = "") -> str:
 
 
 def detail_panel(board: Board, links: Links) -> str:
+    # data-key names a column in a shared link (?sort=det&dir=asc): stable words, not positions.
     mod_heads = "".join(
-        f'<th data-sort="num" title="raw det score, {esc(m)}">{esc(board.module_labels[m])}</th>' for m in board.modules
+        f'<th data-sort="num" data-key="{esc(m)}" title="raw det score, {esc(m)}">{esc(board.module_labels[m])}</th>'
+        for m in board.modules
     )
     heads = (
-        '<th data-sort="num">#</th><th data-sort="text">Model</th><th data-sort="num">Params</th>'
-        f'{mod_heads}<th data-sort="num"{title_attr(DET)}>Det score</th><th data-sort="num">Pass</th>'
-        f'<th data-sort="num"{title_attr(JUDGED_DET)}>Judged det</th><th data-sort="num">Judged pass</th>'
-        '<th data-sort="num">Tasks</th>'
-        f'<th data-sort="num"{title_attr(RUN_TIME)}>Run time (min)</th>'
-        '<th data-sort="num">tok/s</th><th data-sort="num">First-try code</th>'
-        '<th data-sort="num" title="share of verdicts resting on a check that could not decide">Unsure</th>'
+        '<th data-sort="num" data-key="rank">#</th><th data-sort="text" data-key="model">Model</th>'
+        '<th data-sort="num" data-key="params">Params</th>'
+        f'{mod_heads}<th data-sort="num" data-key="det"{title_attr(DET)}>Det score</th>'
+        '<th data-sort="num" data-key="pass">Pass</th>'
+        f'<th data-sort="num" data-key="judged-det"{title_attr(JUDGED_DET)}>Judged det</th>'
+        '<th data-sort="num" data-key="judged-pass">Judged pass</th>'
+        '<th data-sort="num" data-key="tasks">Tasks</th>'
+        f'<th data-sort="num" data-key="run-time"{title_attr(RUN_TIME)}>Run time (min)</th>'
+        '<th data-sort="num" data-key="tok-s">tok/s</th><th data-sort="num" data-key="first-try">First-try code</th>'
+        '<th data-sort="num" data-key="unsure" title="share of verdicts resting on a check that could not decide">'
+        "Unsure</th>"
     )
     rows = []
     for r in board.rows:
         cells = "".join(_module_cell(c, links.module_tasks(c.module, r.slug), r.model) for c in r.modules)
         rows.append(
-            f"<tr><td{data_v(r.rank)}>{r.rank or '—'}</td>"
+            f"<tr{filter_attrs(r)}><td{data_v(r.rank)}>{r.rank or '—'}</td>"
             f'<td><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>'
             f"{size_badge(r)}{warn_mark(r)}</td>"
             f"<td{data_v(r.size.sort_params)}>{esc(r.size.label)}</td>{cells}"
@@ -317,10 +332,11 @@ def leaderboard_html(board: Board, links: Links) -> str:
     for n, (panel, only, label) in enumerate(specs):
         selected = "true" if n == 0 else "false"
         only_attr = "" if only is None else f' data-only="{esc(only)}"'
+        # data-key is the tab's name in a shared link (?tab=A): a tier's letter, or the panel's name.
         tabs.append(
             f'<button type="button" role="tab" id="lb-tab-{n}" aria-selected="{selected}" '
-            f'aria-controls="lb-panel-{panel}" tabindex="{0 if n == 0 else -1}" data-tab="{panel}"{only_attr}>'
-            f"{label}</button>"
+            f'aria-controls="lb-panel-{panel}" tabindex="{0 if n == 0 else -1}" data-tab="{panel}"{only_attr} '
+            f'data-key="{esc(only or panel)}">{label}</button>'
         )
     meta = (
         f"judged pass^{board.k} on a fixed 0–100 axis · weights {esc(board.weights_preset)} · "
@@ -332,12 +348,40 @@ def leaderboard_html(board: Board, links: Links) -> str:
     return (
         f'<div class="lb" data-lb><div class="lb-head">{chip(board, links)}'
         f'<span class="lb-meta">{meta}</span>'
-        f'</div><div class="lb-tabs" role="tablist" aria-label="Board views">{"".join(tabs)}</div>'
+        f"</div>{filters_bar(board)}"
+        f'<div class="lb-tabs" role="tablist" aria-label="Board views">{"".join(tabs)}</div>'
         + _panel("tiers", 0, tiers_panel(board, links), ' data-only=""')
         + _panel("params", len(specs) - 2, params_panel(board, links), " hidden")
         + _panel("detail", len(specs) - 1, detail_panel(board, links), " hidden")
         + board_legend()
         + "</div>"
+    )
+
+
+# (the query-string name, the label, the Board.filters field): the board's filters, in the order shown.
+BOARD_FILTERS: tuple[tuple[str, str, str], ...] = (
+    ("size", "Size", "buckets"),
+    ("family", "Family", "families"),
+    ("judge", "Judged", "judge"),
+)
+
+
+def filters_bar(board: Board) -> str:
+    """The board's filters (board.js hides the rows they exclude and keeps them in the URL), the count of rows
+    shown, and the line that says which filter hides every row when none is left."""
+    parts = []
+    for name, label, field in BOARD_FILTERS:
+        opts = "".join(
+            f'<option value="{esc(o.value)}">{esc(o.label)} ({o.count})</option>' for o in getattr(board.filters, field)
+        )
+        parts.append(
+            f'<label>{label} <select data-lb-filter="{name}" data-label="{label}">'
+            f'<option value="">All</option>{opts}</select></label>'
+        )
+    return (
+        f'<div class="lb-filters" role="group" aria-label="Filter the board">{" ".join(parts)}</div>'
+        f'<p class="lb-count" aria-live="polite">Showing {len(board.rows)} of {plural(len(board.rows), "model")}.</p>'
+        '<p class="lb-empty lb-filtered-out" hidden></p>'
     )
 
 
@@ -626,7 +670,7 @@ def standalone_html(board: Board, title: str = "small-llm-bench leaderboard") ->
         for r in board.rows
     )
     # The radars are inline SVG (radar_svg): the file carries no chart library.
-    scripts = [static_text("board.js")]
+    scripts = [static_text("url-state.js"), static_text("board.js")]
     # Only this script may run: inline event handlers and injected scripts are refused by the browser.
     hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts)
     csp = (

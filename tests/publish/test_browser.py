@@ -9,7 +9,7 @@ import pytest
 
 from engine.publish.board import board_from_dir
 from engine.publish.html import standalone_html
-from tests.publish.fleet_site import HOSTILE, HOSTILE_MODEL
+from tests.publish.fleet_site import HOSTILE, HOSTILE_FAMILY, HOSTILE_MODEL
 
 pytestmark = pytest.mark.browser
 
@@ -175,3 +175,35 @@ def test_standalone_file_in_the_browser(
     page.screenshot(path=str(artifacts / "standalone-card.png"))
     assert not watch.errors, watch.errors
     assert not watch.outside and not watch.dialogs
+
+
+def test_board_filters_hide_the_rows_they_exclude_in_every_tab(site_fleet: Path, fleet_url: str, page_factory) -> None:
+    """On a board of many models: each filter option leaves exactly the models the board model gives that
+    value (the hostile family included, as text), in the Detailed table, the tiers and By params alike."""
+    page, watch = page_factory((fleet_url,))
+    _load(page, fleet_url + "leaderboard/")
+    board = board_from_dir(site_fleet / "results", site_fleet / "models.yaml")
+    values = {
+        "size": lambda r: r.size.bucket,
+        "family": lambda r: r.size.family or "",
+        "judge": lambda r: r.judge_state,
+    }
+    for name, of in values.items():
+        options = page.eval_on_selector_all(f"[data-lb-filter={name}] option", "os => os.map(o => o.value)")
+        assert len(options) > 2, (name, options)
+        for value in options[1:]:
+            page.select_option(f"[data-lb-filter={name}]", value)
+            want = sorted(r.slug for r in board.rows if of(r) == value)
+            for panel in ("detail", "tiers", "params"):
+                page.click(f".lb-tabs [data-tab={panel}]")
+                shown = page.eval_on_selector_all(
+                    f"[data-panel={panel}] a[href*='models/']",
+                    "as => [...new Set(as.filter(a => a.getClientRects().length)"
+                    ".map(a => a.getAttribute('href').split('/').slice(-2)[0]))]",
+                )
+                assert sorted(shown) == want, (name, value, panel)
+            count = page.inner_text(".lb-count")
+            assert count == f"Showing {len(want)} of {len(board.rows)} models.", count
+        page.select_option(f"[data-lb-filter={name}]", "")
+    assert HOSTILE_FAMILY in page.inner_text("[data-lb-filter=family]")
+    assert not watch.errors and not watch.dialogs

@@ -154,3 +154,25 @@ def test_one_model_says_what_fills_the_pair_tables(capsys, tmp_path: Path) -> No
     assert main(["leaderboard", "--results-dir", str(root / FLEET_DIR), "--output", str(out)]) == 0
     printed = capsys.readouterr().out
     assert NO_PAIRS in printed and "1 model," in printed and "0 of 0" not in printed
+
+
+def test_board_rows_carry_their_filter_values_escaped(board: Board) -> None:
+    """Each model's bar, params row and detailed row holds the bucket, family and judge state the board model
+    gave it (the page's script only compares them), escaped; the filters offer every bucket and judge state."""
+    text = leaderboard_html(board, Links(root="../"))
+    _no_live_markup(text)
+    for row in board.rows:
+        attrs = (
+            f'data-size="{html.escape(row.size.bucket)}" data-family="{html.escape(row.size.family or "")}" '
+            f'data-judge="{row.judge_state}"'
+        ).replace("{", "&#123;").replace("}", "&#125;")
+        # the bar (or the not-ranked line), the By params row and the Detailed row
+        assert text.count(attrs) >= 3, (row.model, attrs)
+    assert {o.value for o in board.filters.judge} == {"judged", "partial", "fallback"}
+    assert [o.value for o in board.filters.buckets][:5] == ["Under 2B", "2B to 5B", "5B to 10B", "10B to 24B",
+                                                            "24B and above"]
+    assert sum(o.count for o in board.filters.buckets) == len(board.rows)
+    assert HOSTILE_FAMILY in {o.value for o in board.filters.families}
+    assert f"Showing {len(board.rows)} of {len(board.rows)} models." in text
+    for name in ("size", "family", "judge"):
+        assert f'data-lb-filter="{name}"' in text

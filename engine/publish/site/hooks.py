@@ -232,7 +232,7 @@ def on_files(files: Files, config: Any) -> Files:
     # The sweep pages (engine/publish/site/sweep_pages.py), through the same stub, and a link from each model page.
     add_sweep_pages(config, board, _pages, lambda src, title, body, fallback: _add_page(
         files, config, src, _page(title, body, fallback)))
-    for name in ("board.js", "board.css", "site.css", "evidence.js", "evidence.css"):
+    for name in ("url-state.js", "board.js", "board.css", "site.css", "evidence.js", "evidence.css"):
         files.append(File.generated(config, f"assets/{name}", abs_src_path=str(STATIC_DIR / name)))
     files.append(File.generated(config, "leaderboard.json", content=board_json(board)))
     # The data behind the board and the Index table, as files the pages link to.

@@ -20,6 +20,21 @@ SHORT = {
     "SWE-bench Verified": "SWE-V",
 }
 SIZE_CLASSES = tuple(label for label, _ in SIZE_CLASS_LIMITS)
+# A column's name in a shared link (?sort=gpqa&dir=asc; index-table.js): stable words, not positions.
+SORT_KEYS = {
+    "#": "rank",
+    "Model": "model",
+    "Index": "index",
+    "Core": "core",
+    "MMLU-Pro": "mmlu-pro",
+    "GPQA◆": "gpqa",
+    "HLE": "hle",
+    "AIME": "aime",
+    "LCB": "lcb",
+    "SWE-V": "swe-v",
+    "Params (B)": "params",
+    "Price $/M": "price",
+}
 
 
 @dataclass(frozen=True)
@@ -100,7 +115,8 @@ def table_rows(result: IndexResult) -> list[TableRow]:
 
 
 def render_table_html(rows: list[TableRow], pages: dict[str, str] | None = None) -> str:
-    """The sortable, filterable leaderboard; sorting and filters are in assets/index/index-table.js.
+    """The sortable, filterable leaderboard; sorting and filters are in assets/index/index-table.js, which keeps
+    them in the URL (?size=Tiny&region=...&open=1&sort=index&dir=asc).
 
     ``pages`` maps a model id to its page folder under ``models/`` (``ModelPages.index_page``); an id not in
     it has its page at ``models/<id>/``.
@@ -128,7 +144,8 @@ def render_table_html(rows: list[TableRow], pages: dict[str, str] | None = None)
         head, kinds = [*head, "Price $/M"], [*kinds, "num"]
     titles = {SHORT[b]: b for b in CORE_BENCHMARKS}
     ths = "".join(
-        f'<th scope="col" data-sort="{k}" tabindex="0" title="{esc(titles.get(h, h))}">{esc(h)}</th>'
+        f'<th scope="col" data-sort="{k}" data-key="{esc(SORT_KEYS[h])}" tabindex="0" '
+        f'title="{esc(titles.get(h, h))}">{esc(h)}</th>'
         for h, k in zip(head, kinds, strict=True)
     )
     body = []

@@ -94,7 +94,43 @@
       if (verdict) { verdict.className = r.fits ? "cir-yes" : "cir-no"; }
     }
     [mSel, dSel, qSel, cIn].forEach(function (el) { el.addEventListener("input", update); });
+    keepInUrl(root.SllmbUrl, dataEl, data, mSel, dSel, qSel, cIn, update);
     update();
+  }
+
+  /* The choices live in the URL (assets/url-state.js), so a link gives the same answer and Back the previous
+   * one: ?model=<id>&device=<name>&quant=Q4_K_M&context=8192. Each value must be one the page offers (a model
+   * id, a device name, a quantisation) or, for the context, a whole number in the input's range; anything else
+   * is ignored and the default stays. A choice is saved when it is made (change: a list picked, the context
+   * typed and left), not on every keystroke. */
+  function keepInUrl(urls, dataEl, data, mSel, dSel, qSel, cIn, update) {
+    if (!urls) { return; }
+    var t = data.tables;
+    var defaults = { model: mSel.value, device: dSel.value, quant: qSel.value, context: cIn.value };
+    var maxContext = Number(cIn.getAttribute("max")) || Infinity;
+    function indexOf(list, field, value) {
+      for (var i = 0; i < list.length; i += 1) { if (list[i][field] === value) { return String(i); } }
+      return null;
+    }
+    function restore() {
+      var want = urls.read(["model", "device", "quant", "context"]);
+      mSel.value = (want.model !== undefined && indexOf(data.models, "id", want.model)) || defaults.model;
+      dSel.value = (want.device !== undefined && indexOf(t.devices, "name", want.device)) || defaults.device;
+      qSel.value = Object.prototype.hasOwnProperty.call(t.quant_bits, want.quant) ? want.quant : defaults.quant;
+      var ctx = /^[0-9]{1,9}$/.test(want.context || "") ? Number(want.context) : 0;
+      cIn.value = ctx >= 1 && ctx <= maxContext ? String(ctx) : defaults.context;
+    }
+    function save() {
+      urls.write({
+        model: data.models[Number(mSel.value)].id,
+        device: t.devices[Number(dSel.value)].name,
+        quant: qSel.value,
+        context: cIn.value.trim()
+      }, true);
+    }
+    [mSel, dSel, qSel, cIn].forEach(function (el) { el.addEventListener("change", save); });
+    urls.onBack("can-i-run", dataEl, function () { restore(); update(); });
+    restore();
   }
 
   var api = { estimate: estimate, kvCacheGb: kvCacheGb, mount: mount };

@@ -1,5 +1,7 @@
 /* Sorting and filters for the Small LM Index table. The rows arrive finished from Python
- * (engine/publish/site/index_macros.py); this only hides rows and reorders them. No libraries. */
+ * (engine/publish/site/index_table.py); this only hides rows and reorders them. No libraries.
+ * The filters and the sort live in the URL (assets/url-state.js): ?size=Tiny&region=...&open=1&sort=index&dir=asc.
+ * A value the page does not offer (an option, a checkbox's "1", a column's data-key) is ignored. */
 (function (root) {
   "use strict";
 
@@ -8,14 +10,18 @@
     Array.prototype.forEach.call(tables, function (table) {
       if (table.getAttribute("data-mounted") === "1") { return; }
       table.setAttribute("data-mounted", "1");
+      var urls = root.SllmbUrl;
       var box = table.closest(".sli-index");
       var filters = box.querySelector(".sli-filters");
+      var controls = Array.prototype.slice.call(filters.querySelectorAll("[data-filter]"));
       var count = box.querySelector(".sli-count");
       var tbody = table.tBodies[0];
+      var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
+      var ranked = Array.prototype.slice.call(tbody.rows); // the order Python wrote: by index
 
       function apply() {
         var want = {};
-        Array.prototype.forEach.call(filters.querySelectorAll("[data-filter]"), function (el) {
+        controls.forEach(function (el) {
           want[el.getAttribute("data-filter")] = el.type === "checkbox" ? el.checked : el.value;
         });
         var shown = 0;
@@ -28,12 +34,16 @@
           row.hidden = !show;
           if (show) { shown += 1; }
         });
-        if (count) { count.textContent = "Showing " + shown + " of " + tbody.rows.length + " models."; }
+        if (count) {
+          count.textContent = "Showing " + shown + " of " + tbody.rows.length + " models." +
+            (shown ? "" : " No model passes every filter chosen: clear one to see rows.");
+        }
       }
 
-      function sortBy(index, kind, th) {
-        var descending = th.getAttribute("aria-sort") !== "descending";
-        Array.prototype.forEach.call(table.tHead.rows[0].cells, function (c) { c.removeAttribute("aria-sort"); });
+      function sortBy(th, descending) {
+        var index = th.cellIndex;
+        var kind = th.getAttribute("data-sort");
+        heads.forEach(function (c) { c.removeAttribute("aria-sort"); });
         th.setAttribute("aria-sort", descending ? "descending" : "ascending");
         var rows = Array.prototype.slice.call(tbody.rows);
         rows.sort(function (a, b) {
@@ -48,17 +58,56 @@
         rows.forEach(function (r) { tbody.appendChild(r); });
       }
 
-      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
-        var kind = th.getAttribute("data-sort");
-        th.addEventListener("click", function () { sortBy(i, kind, th); });
+      function state() {
+        var s = { sort: "", dir: "" };
+        controls.forEach(function (el) {
+          s[el.getAttribute("data-filter")] = el.type === "checkbox" ? (el.checked ? "1" : "") : el.value;
+        });
+        var sorted = heads.filter(function (h) { return h.hasAttribute("aria-sort"); })[0];
+        if (sorted) {
+          s.sort = sorted.getAttribute("data-key");
+          s.dir = sorted.getAttribute("aria-sort") === "ascending" ? "asc" : "desc";
+        }
+        return s;
+      }
+
+      function save() { if (urls) { urls.write(state(), true); } }
+
+      function restore() {
+        var names = controls.map(function (el) { return el.getAttribute("data-filter"); });
+        var want = urls ? urls.read(names.concat(["sort", "dir"])) : {};
+        controls.forEach(function (el) {
+          var v = want[el.getAttribute("data-filter")] || "";
+          if (el.type === "checkbox") {
+            el.checked = v === "1";
+          } else {
+            var offered = Array.prototype.some.call(el.options, function (o) { return o.value === v; });
+            el.value = offered ? v : "";
+          }
+        });
+        var th = heads.filter(function (h) { return h.getAttribute("data-key") === want.sort; })[0];
+        if (th) {
+          sortBy(th, want.dir !== "asc");
+        } else { // no sort in the URL: the order by index the page was written in
+          heads.forEach(function (c) { c.removeAttribute("aria-sort"); });
+          ranked.forEach(function (r) { tbody.appendChild(r); });
+        }
+        apply();
+      }
+
+      heads.forEach(function (th) {
+        // A first click sorts descending (best first), the next ascending.
+        function click() { sortBy(th, th.getAttribute("aria-sort") !== "descending"); save(); }
+        th.addEventListener("click", click);
         th.addEventListener("keydown", function (e) {
-          if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sortBy(i, kind, th); }
+          if (e.key === "Enter" || e.key === " ") { e.preventDefault(); click(); }
         });
       });
-      Array.prototype.forEach.call(filters.querySelectorAll("[data-filter]"), function (el) {
-        el.addEventListener("change", apply);
+      controls.forEach(function (el) {
+        el.addEventListener("change", function () { apply(); save(); });
       });
-      apply();
+      if (urls) { urls.onBack("index-table", table, restore); }
+      restore();
     });
   }
 
