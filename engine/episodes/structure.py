@@ -10,9 +10,12 @@ line Next?" is about the last line. This module reads those parts once, the same
   arrows, emoji), digits (``1.``, ``2)``, ``(3)``, keycaps ``1️⃣``), Roman numerals (``I.``, ``ii)``), letters
   (``a)``, ``B.``) and number words (``One:``, ``Second -``). Markers that also start ordinary sentences
   (a letter, a Roman numeral, a number word, a dash or an emoji) count only when they are used as a list:
-  ordered ones in sequence (``a) b)``, ``I. II.``), unordered ones on at least two lines;
-- ``read_post``: the post inside a reply, without a one-line preamble that introduces it (``Here's the
-  post:``) or a closing line that speaks to the user about it (``Let me know if you'd like changes!``);
+  ordered ones in sequence (``a) b)``, ``I. II.``), unordered ones on at least two lines. With no marker
+  anywhere, unmarked lines one item each: under a line ending with a colon, or a paragraph of its own
+  written one item a line (a heading line, then a tip on each line);
+- ``read_post``: the post inside a reply, without a lead-in that introduces it (``Here's the post:``, or a
+  longer paragraph ending with a colon that speaks to the user about the post) or a closing line that
+  speaks to the user about it (``Let me know if you'd like changes!``);
   horizontal rules that set the post apart bound it, with a follow-up offer after the closing one;
 - ``last_line``.
 """
@@ -240,9 +243,10 @@ class _Run:
 def list_items(text: str) -> list[ListItem]:
     """Every list item of the reply, in line order (see the module's docstring for the styles read).
 
-    Unmarked lines are items only when no line has a marker and a line ending with a colon introduces at
-    least two of them (``Three tips:`` then one tip per line); the check that counts them says it read
-    them so (``ListItem.kind == "line"``)."""
+    Unmarked lines are items only when no line has a marker, and then only when a line ending with a colon
+    introduces at least two of them (``Three tips:`` then one tip per line) or they make a paragraph of one
+    item a line (``_line_list``); the check that counts them says it read them so (``ListItem.kind ==
+    "line"``)."""
     lines = [_BLOCKQUOTE.sub("", ln) for ln in plain_text(text).splitlines()]
     found: dict[int, ListItem] = {}
     soft: list[ListItem] = []
@@ -313,15 +317,25 @@ def _place(runs: list[_Run], item: ListItem, readings: list[tuple[str, int]], ca
     runs.append(_Run(kind, case, delim, value, [item]))
 
 
+# The most words an unmarked line may hold and still be read as one item of a list.
+_ITEM_WORDS = 40
+_CLOSES_SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*$")
+
+
 def _unmarked_items(lines: list[str]) -> list[ListItem]:
-    """Lines introduced by a line that ends with a colon, one item each, up to a blank line: the first such
-    block of at least two lines of at most 40 words. Each line is read once (where each block starts and
-    ends, and how many long lines come before each line), not once per colon line above it."""
+    """Unmarked lines read as a list, one item a line (the reply has no marked item; the caller checks).
+
+    First, lines a line ending with a colon introduces, up to a blank line: the first such block of at
+    least two lines of at most 40 words. Each line is read once (where each block starts and ends, and how
+    many long lines come before each line), not once per colon line above it.
+
+    Else, a paragraph of lines of its own (``_line_list``): lines with no marker, one item each, set apart
+    from prose by blank lines."""
     count = len(lines)
     blank = [not line.strip() for line in lines]
     long_before = [0] * (count + 1)  # lines of more than 40 words among lines[:i]
     for i, line in enumerate(lines):
-        long_before[i + 1] = long_before[i] + (len(words(line.strip())) > 40)
+        long_before[i + 1] = long_before[i] + (len(words(line.strip())) > _ITEM_WORDS)
     next_filled, next_blank = [count] * (count + 1), [count] * (count + 1)
     for i in range(count - 1, -1, -1):
         next_filled[i] = next_filled[i + 1] if blank[i] else i
@@ -333,7 +347,40 @@ def _unmarked_items(lines: list[str]) -> list[ListItem]:
         end = next_blank[start] if start < count else count
         if end - start >= 2 and long_before[end] == long_before[start]:
             return [ListItem(m, "", "line", lines[m].strip()) for m in range(start, end)]
+    start = 0
+    while start < count:
+        start = next_filled[start]
+        if start >= count:
+            break
+        end = next_blank[start]
+        found = _line_list(lines, start, end)
+        if found:
+            return found
+        start = end
     return []
+
+
+def _line_list(lines: list[str], start: int, end: int) -> list[ListItem]:
+    """The items of the paragraph ``lines[start:end]`` when it is a list written one item a line without
+    markers (``Garden note: three tips for slugs`` then a tip on each of three lines), else [].
+
+    Each line is one item: at most 40 words, and none runs on into the next (a line without a closing stop
+    followed by one that opens in lower case is prose broken across lines). The first line is a heading,
+    not an item, when it has no closing stop and every line after it has one. A paragraph under a heading
+    needs two items; a bare one three, since two sentences on two lines read as often as a paragraph with
+    a line break as a list of two. A paragraph whose one line holds three tips is no list."""
+    block = [lines[m].strip() for m in range(start, end)]
+    if any(len(words(line)) > _ITEM_WORDS or not words(line) for line in block):
+        return []
+    for here, after in zip(block, block[1:], strict=False):
+        if not _CLOSES_SENTENCE.search(here) and after[:1].islower():
+            return []
+    closed = [_CLOSES_SENTENCE.search(line) is not None for line in block]
+    headed = len(block) > 2 and not closed[0] and all(closed[1:])
+    first = start + 1 if headed else start
+    if end - first < (2 if headed else 3):
+        return []
+    return [ListItem(m, "", "line", lines[m].strip()) for m in range(first, end)]
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -350,6 +397,12 @@ class Post:
 
 
 _FIRST_PERSON = re.compile(r"\bI(?:['’](?:m|d|ll|ve))?\b|\b[Mm][ey]\b")
+# How a writer addresses the user about what follows: in the first person singular, to the user in the
+# second person, or presenting it ("here's", "here are", "below"). Grammatical words, not a phrase list.
+_ADDRESS = re.compile(r"\bI(?:['’](?:m|d|ll|ve))?\b|\b(?:me|my|you|your|yours|here|below)\b", re.IGNORECASE)
+# The first person plural is the brand's own voice in a post ("we're back", "our stall"): a lead-in that
+# speaks so is more of the post, whatever else it says.
+_BRAND_VOICE = re.compile(r"\b(?:we|we['’](?:re|ll|ve|d)|us|our|ours|let['’]s)\b", re.IGNORECASE)
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)\n?```$", re.DOTALL)
 
 
@@ -357,6 +410,10 @@ _FENCE = re.compile(r"^```[^\n]*\n(.*?)\n?```$", re.DOTALL)
 _RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 # The most words a line around the post may hold and still be read as the writer speaking to the user.
 _ASIDE_WORDS = 30
+# The most words of a line that ends with a colon and is read as introducing the post whatever it says
+# ("Post:", "Here's the Monday post:"), and of a lead-in paragraph read so because it speaks to the user.
+_SHORT_LEAD_IN_WORDS = 20
+_LEAD_IN_WORDS = 60
 
 
 def _speaks_to_user(text: str) -> bool:
@@ -367,6 +424,31 @@ def _speaks_to_user(text: str) -> bool:
     if not plain or re.search(r"\n[ \t]*\n", plain) or len(words(plain)) > _ASIDE_WORDS:
         return False
     return plain.endswith(("?", "？")) or _FIRST_PERSON.search(plain) is not None
+
+
+def _lead_in(text: str) -> tuple[str, str]:
+    """(lead-in, rest) when the reply opens with a lead-in that introduces the post, else ("", text).
+
+    A lead-in ends with a colon and something follows it. A first line of at most 20 words is one whatever
+    it says (``Post:``, ``Here's the Monday post:``). A longer one, up to 60 words, is one when it is a
+    paragraph of its own (a blank line sets it apart) and speaks to the user about the post (``Sure! Here's
+    an upbeat post for your stall, kept under forty words as requested:``): the writer in the first person
+    singular, the user in the second person, or a presentation of what follows (``here``, ``below``), and
+    not the brand's own voice (``we``, ``our``), which makes it more of the post. A long opening in the
+    post's voice that happens to end with a colon is counted with the post."""
+    head, _, tail = text.partition("\n")
+    if not tail.strip():
+        return "", text
+    plain = plain_text(head).strip()
+    if not plain.endswith(":"):
+        return "", text
+    count = len(words(head))
+    if count <= _SHORT_LEAD_IN_WORDS:
+        return head.strip(), tail.strip()
+    set_apart = re.match(r"[ \t]*\n", tail) is not None
+    if set_apart and count <= _LEAD_IN_WORDS and _ADDRESS.search(plain) and not _BRAND_VOICE.search(plain):
+        return head.strip(), tail.strip()
+    return "", text
 
 
 def _rules(lines: list[str]) -> list[int]:
@@ -403,18 +485,15 @@ def _between_rules(text: str) -> tuple[str, str, str] | None:
 
 
 def read_post(text: str) -> Post:
-    """The post a reply holds: the reply without a preamble (its first line, when that ends with a colon,
-    holds at most 20 words and more follows: ``Here's the post:``) and without an afterword (its last
-    paragraph, when that is one line of at most 30 words in which the writer speaks in the first person
-    singular: ``Let me know if you'd like it shorter!``). Horizontal rules (``---``, ``***``, ``___``) that
+    """The post a reply holds: the reply without a lead-in that introduces it (``_lead_in``: ``Here's the
+    post:``, or a longer paragraph ending with a colon that speaks to the user) and without an afterword
+    (its last paragraph, when that is one line of at most 30 words in which the writer speaks in the first
+    person singular: ``Let me know if you'd like it shorter!``). Horizontal rules (``---``, ``***``, ``___``) that
     set the post apart bound it (``_between_rules``): what follows the closing rule is an afterword when it
     speaks to the user (a question or the first person), what precedes the opening rule an introduction. A
     post wrapped whole in a code fence, a block quote or quotation marks is read without them."""
-    rest = text.strip()
-    preamble = afterword = ""
-    head, _, tail = rest.partition("\n")
-    if tail.strip() and plain_text(head).strip().endswith(":") and len(words(head)) <= 20:
-        preamble, rest = head.strip(), tail.strip()
+    afterword = ""
+    preamble, rest = _lead_in(text.strip())
     ruled = _between_rules(rest)
     if ruled is not None:
         intro, body, afterword = ruled

@@ -328,3 +328,33 @@ def test_other_list_styles_and_a_post_between_a_preamble_and_a_closing_line():
     assert trial.passed, trial.grade.reason
     # Setting the preamble and the closing line aside decided two checks: the grade says so.
     assert "t3.under_40_words" in trial.grade.unsure and "t3.ends_hashtag" in trial.grade.unsure
+
+
+def test_a_long_lead_in_to_the_user_is_not_counted_but_a_long_post_still_is():
+    """The word limit is counted over the post, whatever the length of a lead-in that speaks to the user
+    about it; a post that itself runs over the limit still fails behind such a lead-in."""
+    lead_in = ("Sure! Here's an upbeat post for your Saturday farmers' market stall, kept under forty words and "
+               "ending with your hashtag as requested:\n\n")
+    posts = list(GOLD["mti_banned_word"])
+    posts[1] = lead_in + "Catch Juniper Bakery at the Saturday farmers' market! Warm rye sourdough and buns " \
+                         "await by the fountain. #JuniperBakes"
+    trial = play("mti_banned_word", posts)
+    assert trial.passed, trial.grade.reason
+    assert "t2.under_40_words" in trial.grade.unsure
+    posts[1] = lead_in + "Catch Juniper Bakery at the Saturday farmers' market! " + "Warm rye sourdough, " * 12 + \
+        "by the fountain. #JuniperBakes"
+    trial = play("mti_banned_word", posts)
+    assert not trial.passed and "t2.under_40_words" in trial.grade.reason, trial.grade.reason
+
+
+def test_tips_one_a_line_without_markers_are_the_list_asked_for():
+    garden = list(GOLD["mti_garden_rules"])
+    garden[5] = ("Garden note: three tips for protecting seedlings from slugs\n"
+                 "Surround each seedling with a ring of crushed eggshells.\n"
+                 "Water in the morning rather than the evening.\nSet beer traps and empty them every day.")
+    assert play("mti_garden_rules", garden).passed
+    # The same three tips in one paragraph under the heading are no list of three.
+    garden[5] = ("Garden note: three tips for protecting seedlings from slugs\n"
+                 "Surround each seedling with eggshells. Water in the morning. Set beer traps.")
+    trial = play("mti_garden_rules", garden)
+    assert not trial.passed and "t6.three_tips" in trial.grade.reason, trial.grade.reason

@@ -61,6 +61,43 @@ def test_unmarked_lines_after_a_colon_are_items_only_when_nothing_is_marked():
     assert kinds("Eggshells round seedlings.\nBeer traps at night.") == []
 
 
+def test_a_paragraph_written_one_item_a_line_is_a_list():
+    # A heading line (no closing stop) then one tip a line, no markers: the request's "one tip per line".
+    slugs = ("Garden note: three tips for protecting seedlings from slugs\n"
+             "Surround each seedling with a ring of crushed eggshells.\nWater in the morning, not the evening.\n"
+             "Set beer traps and empty them every day.")
+    items = list_items(slugs)
+    assert [i.kind for i in items] == ["line"] * 3 and items[0].text.startswith("Surround")
+    # Without a heading, three lines of one item each; set apart from prose by blank lines.
+    assert kinds("Garden note: slugs.\n\nEggshell rings\nBeer traps\nMorning watering\n\nGood luck!") == ["line"] * 3
+    # Four lines are four items (a check for three then fails on the count, not on the reading).
+    assert kinds("Tips for slugs\nEggshells.\nBeer traps.\nMorning watering.\nCopper tape.") == ["line"] * 4
+
+
+@pytest.mark.parametrize("text", [
+    # Three tips in one paragraph are no list.
+    "Garden note: three tips. Ring seedlings with eggshells. Water in the morning. Set beer traps.",
+    # A heading and a paragraph, on the next line or after a blank one.
+    "Garden note: three tips for slugs\nRing seedlings with eggshells. Water in the morning. Set beer traps.",
+    "Garden note: three tips for slugs\n\nRing seedlings with eggshells. Water in the morning. Set beer traps.",
+    # Two bare sentences on two lines read as a paragraph with a line break as often as a list.
+    "Eggshells round seedlings.\nBeer traps at night.",
+    # Prose broken across lines runs on: a line without a stop, the next in lower case.
+    "Slugs love damp evenings, so the\nbest time to water is the morning and\nthe beds dry out before dusk.",
+    # Paragraphs one line each are paragraphs, not lines of one list.
+    "Ring seedlings with eggshells.\n\nWater in the morning.\n\nSet beer traps.",
+    # A line too long to be one item.
+    "Tips\n" + "Ring the seedlings with eggshells and grit and wool, " * 5 + "done.\nWater early.\nSet traps.",
+])
+def test_prose_is_no_unmarked_list(text):
+    assert list_items(text) == []
+
+
+def test_two_unmarked_lines_under_a_heading_are_two_items():
+    assert kinds("Garden note: two tips for slugs\nRing seedlings with eggshells.\nWater in the morning.") == \
+        ["line"] * 2
+
+
 def test_items_carry_their_text_and_style():
     items = list_items("Tips:\nI. **Grit** round stems.\n- Beer traps.")
     assert [(i.text, i.style) for i in items] == [("Beer traps.", "bullet")]
@@ -87,8 +124,31 @@ def test_the_post_is_read_without_its_preamble_and_afterword(reply, body):
     assert read_post(reply).body == body
 
 
+@pytest.mark.parametrize("reply,lead_in", [
+    # A lead-in of any sane length that speaks to the user about the post and ends with a colon.
+    ("Sure! Here's an upbeat post for your Saturday farmers' market stall, kept under forty words and ending "
+     "with your hashtag as requested:\n\nCatch us at the market! #JuniperBakes",
+     "Sure! Here's an upbeat post for your Saturday farmers' market stall"),
+    ("Of course. I kept this one short, upbeat and within the limits you set earlier, and it closes with the "
+     "hashtag on its own at the end:\n\nRye is back! #JuniperBakes", "Of course. I kept this one short"),
+    ("Post:\n\nRye is back! #JuniperBakes", "Post:"),
+])
+def test_a_lead_in_that_speaks_to_the_user_is_set_apart(reply, lead_in):
+    post = read_post(reply)
+    assert post.preamble.startswith(lead_in) and post.body.endswith("#JuniperBakes")
+    assert not post.body.startswith(lead_in)
+
+
 @pytest.mark.parametrize("reply", [
     "Rye is back! Come early. #JuniperBakes",
+    # A long opening in the brand's voice that ends with a colon is more of the post.
+    "Calling all market lovers, we're back at the Saturday farmers' market with the best bakes of the season, "
+    "and here's what we are bringing:\n\nRye sourdough and buns. #JuniperBakes",
+    # A long opening that neither speaks to the user nor presents the post is the post's own.
+    "Juniper Bakery's stall returns to the Saturday farmers' market by the fountain, with rye sourdough, "
+    "cinnamon buns and fruit galettes baked that very morning for early risers:\n\nSee you. #JuniperBakes",
+    # A lead-in past the sane bound of 60 words is content, however it speaks.
+    "Here's your post, " + "and I made sure it is lively, " * 12 + "as you asked:\n\nRye! #JuniperBakes",
     # A colon inside the post's first line is no preamble when nothing follows it.
     "Big news: rye is back! #JuniperBakes",
     # A closing line in the brand's voice is part of the post.

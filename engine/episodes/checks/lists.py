@@ -30,8 +30,9 @@ class ListItems(Bounded, TextCheck):
     (``structure.list_items``): ``-``/``*``/``•`` and other bullets, emoji bullets, ``1.``/``2)``/``(3)``,
     Roman numerals (``I.``, ``ii)``), letters (``a)``) and number words (``One:``). ``bullet`` counts the
     unordered items, ``numbered`` the ordered ones (digits, Roman numerals, letters and number words all
-    number a list). With no marker anywhere, lines a colon introduces count as items for ``any`` (one tip
-    per line), and the outcome says the items were read so (``unsure``)."""
+    number a list). With no marker anywhere, unmarked lines one item each count as items for ``any`` (one
+    tip per line: lines a colon introduces, or a paragraph of its own written one item a line under an
+    optional heading line), and the outcome says the items were read so (``unsure``)."""
 
     check: Literal["list_items"]
     style: Literal["any", "bullet", "numbered"] = "any"
@@ -41,7 +42,7 @@ class ListItems(Bounded, TextCheck):
         kind = "list items" if self.style == "any" else f"{self.style} list items"
         ok, note = _in_bounds(len(items), self.min, self.max, kind)
         if items and all(i.kind == "line" for i in items):
-            return Outcome(ok, note, f"{len(items)} unmarked lines after a colon read as list items")
+            return Outcome(ok, note, f"{len(items)} unmarked lines read as list items, one a line")
         return Outcome(ok, note)
 
 
