@@ -163,7 +163,9 @@ def _server_kind(run: RunFile) -> str:
     return kind[:50] if isinstance(kind, str) and kind else "not recorded"
 
 
-def server_kind_flags(runs: Sequence[RunFile], same_model: Callable[[str], str] | None = None) -> list[list[SettingFlag]]:
+def server_kind_flags(
+    runs: Sequence[RunFile], same_model: Callable[[str], str] | None = None
+) -> list[list[SettingFlag]]:
     """Per run, a flag when the same model is on the board from more than one server kind (llama.cpp and
     Ollama, say): their scores are not like for like, since the server decides the chat template, the sampler
     and the quantization it runs. Every such row of the model is flagged, naming the other kinds.
