@@ -119,7 +119,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("can-i-run", help="memory and decode speed of one model on one device")
     p.add_argument("model", help="model id")
-    p.add_argument("--quant", default="Q4_K_M", choices=list(QUANT_BITS))
+    # A metavar, not the choices, in the usage line: the list made one unbreakable line of 88 columns.
+    p.add_argument("--quant", default="Q4_K_M", choices=list(QUANT_BITS), metavar="QUANT",
+                   help=f"weight quantisation: {', '.join(QUANT_BITS)} (default Q4_K_M)")
     p.add_argument("--context", type=int, default=8192, help="context length in tokens (default 8192)")
     p.add_argument("--device", default=DEVICES[5].name, help="device name, as listed by --list-devices")
     p.add_argument("--list-devices", action="store_true")

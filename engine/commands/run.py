@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from engine.analysis.scoring import score_run
+from engine.commands.helpformat import LinesHelpFormatter
 from engine.core.config import Settings, endpoint_url, float_in, int_in, parse_bool
 from engine.core.errors import UserError
 from engine.core.fieldtypes import model_name_problem
@@ -105,7 +106,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "BENCH_ENDPOINT) it starts the embedded llama.cpp server with the default model of models.yaml."
         ),
         epilog=ENV_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=LinesHelpFormatter,
     )
     p.add_argument("--model", "-m", help="model name as the server knows it (embedded: a models.yaml name)")
     p.add_argument("--endpoint", "-e", type=endpoint_url,

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from engine.analysis.sweep_report import SweepReport, build_report, test_cell, to_markdown
 from engine.bank.load import default_tasks_dir
+from engine.commands.helpformat import LinesHelpFormatter
 from engine.commands.items import wide_console
 from engine.commands.run import request_limits, timeout_args
 from engine.commands.score import weights_arg
@@ -62,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "sweep_report.md beside the result files. BENCH_API_KEY is sent to the configurations' endpoints."
         ),
         epilog=PLAN_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=LinesHelpFormatter,
     )
     p.add_argument("plan", type=Path, help="the sweep plan (YAML)")
     weights_arg(p)

@@ -56,8 +56,9 @@ ADD_MODEL_COMMAND = (
     f"--output {FLEET_DIR.as_posix()}/my-model-8b_raw_results.json"
 )
 
-# argparse wraps help to the terminal width; a fixed width keeps the generated reference stable.
-HELP_WIDTH = "100"
+# argparse wraps help to the terminal width; a fixed width keeps the generated reference stable, and 80
+# columns fit the code blocks of a 1366 px screen (100 were cut off at their right edge).
+HELP_WIDTH = "80"
 
 
 def _root(env: Any) -> str:
