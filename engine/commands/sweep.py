@@ -42,6 +42,9 @@ PLAN_HELP = """plan (YAML; unknown keys are errors):
     - name: embedded-q8kv
       embedded: {model: smollm2-135m, context: 8192, slots: 2, kv_cache_type: q8_0}
       temperature: 0.0             # also top_p, top_k, min_p (0: off), thinking: on|off, max_tokens
+    - name: card-sampling
+      sampling: card               # or bench; default: as run does (the card's where the models.yaml row
+                                   # has one); not with temperature, top_p, top_k or min_p
     - name: own-q8
       embedded: {gguf: models/qwen3-8b-Q8_0.gguf}  # a GGUF of your own, relative to the plan's folder
       runs_on: [self-hosted, gpu]  # the fleet workflow's runner labels (also plan-wide; default self-hosted)

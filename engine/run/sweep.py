@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.core.errors import UserError
-from engine.core.models_file import ModelEntry, load_models
+from engine.core.models_file import CardSampling, ModelEntry, load_models
 from engine.core.outputlock import output_lock
 from engine.core.results import load_run_file
 from engine.episodes import MODULE_NAMES
@@ -28,7 +28,7 @@ from engine.run.plan import Selection, select_tasks
 from engine.run.request import RunRequest
 from engine.run.resume_rule import MUST_MATCH, stands
 from engine.run.runner import run_benchmark
-from engine.run.sampling import resolve_sampling
+from engine.run.sampling import card_sampling_of, resolve_sampling
 from engine.run.sweep_plan import Configuration, SweepPlan
 
 
@@ -44,12 +44,21 @@ def result_file(plan: SweepPlan, config: Configuration) -> Path:
     return plan.output / f"{config.name}_raw_results.json"
 
 
+def _card(plan: SweepPlan, model: str) -> CardSampling | None:
+    """The card sampling a configuration run under ``model`` takes: its models.yaml row's, as ``sllmb run``
+    looks it up, else the plan's model's (a server's own name for the model, served_model, has no row)."""
+    return card_sampling_of(model) or (card_sampling_of(plan.model) if model != plan.model else None)
+
+
 def request_for(plan: SweepPlan, config: Configuration, *, api_key: str | None, warm_up: bool,
                 show_progress: bool, limits: RequestLimits | None = None) -> RunRequest:
-    """The run one configuration asks for: the plan's selection, trials and seed, its own server and sampler."""
+    """The run one configuration asks for: the plan's selection, trials and seed, its own server and sampler
+    (the sampling resolved as ``run`` resolves it: ``sampling.resolve_sampling``)."""
     model = config.served_model or (config.embedded.model if config.embedded and config.embedded.model else None)
+    model = model or plan.model
     return RunRequest(
-        model=model or plan.model, endpoint=config.endpoint, api_key=api_key if config.endpoint else None,
+        model=model, sampling=config.sampling, card_sampling=_card(plan, model), endpoint=config.endpoint,
+        api_key=api_key if config.endpoint else None,
         output=result_file(plan, config), trials=plan.trials, profile=plan.profile,
         modules=tuple(plan.modules) if plan.modules else None, pattern=plan.filter, tasks_dir=plan.tasks_dir,
         seed=plan.seed, temperature=config.temperature, top_p=config.top_p, top_k=config.top_k,
@@ -158,6 +167,10 @@ def run_sweep(plan: SweepPlan, *, api_key: str | None, warm_up: bool = True, sho
     for config in chosen(plan, only):
         request = request_for(plan, config, api_key=api_key, warm_up=warm_up, show_progress=show_progress,
                               limits=limits)
+        try:
+            resolve_sampling(request)  # a configuration asking for a card its row lacks: refused before any run
+        except UserError as exc:
+            raise UserError(f"configuration '{config.name}': {exc}") from exc
         selection = Selection.of(select_tasks(request))
         same_file(config, request.output)
         runs.append((config, request, selection, finished(request, selection)))

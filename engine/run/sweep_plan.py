@@ -67,6 +67,10 @@ class Configuration(Strict):
     served_model: ModelName | None = None
     # The embedded server; a configuration with neither this nor an endpoint runs the embedded default.
     embedded: EmbeddedServer | None = None
+    # Which sampling, as ``sllmb run --sampling`` takes it: "card" the models.yaml row's (the row of the name the
+    # configuration runs under, else the plan's model's), "bench" the bench's fixed one; unset: what run does,
+    # the card's where the row has one, else the bench's (``engine.run.sampling``).
+    sampling: Literal["card", "bench"] | None = None
     # The sampler and the reply budget, as ``sllmb run`` takes them; unset: run's defaults.
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     top_p: float | None = Field(default=None, gt=0.0, le=1.0)
@@ -85,6 +89,11 @@ class Configuration(Strict):
             raise ValueError("give either endpoint (your server) or embedded (the bench's), not both")
         if self.served_model is not None and self.endpoint is None:
             raise ValueError("served_model names the model on your endpoint; give endpoint too, or remove it")
+        by_hand = [k for k in ("temperature", "top_p", "top_k", "min_p") if getattr(self, k) is not None]
+        if self.sampling is not None and by_hand:
+            # As run refuses --sampling with --temperature: it would be unclear which wins.
+            raise ValueError(f"sampling: {self.sampling} and {', '.join(by_hand)} both choose the sampling; give "
+                             "one of them (values of your own run in custom mode)")
         return self
 
 

@@ -189,6 +189,10 @@ def test_a_server_that_is_down_stops_the_sweep_and_keeps_what_finished(tmp_path:
      "configurations.0.embedded.kv_cache_type", "q8_0"),
     ({"configurations": [{"name": "../x"}, {"name": "b"}]}, "configurations.0.name", "pattern"),
     ({"trials": 0}, "trials", "greater than or equal to 1"),
+    ({"configurations": [{"name": "a", "sampling": "card", "temperature": 0.2, "top_p": 0.9}, {"name": "b"}]},
+     "configurations.0", "sampling: card and temperature, top_p both choose the sampling; give one of them"),
+    ({"configurations": [{"name": "a", "sampling": "greedy"}, {"name": "b"}]}, "configurations.0.sampling",
+     "'card' or 'bench'"),
 ])
 def test_a_bad_plan_names_the_file_the_field_and_the_fix(tmp_path: Path, capsys, change, field, fix) -> None:
     plan = _plan(tmp_path, "http://127.0.0.1:1/v1", **change)
