@@ -227,9 +227,9 @@ def test_the_matrix_is_one_job_per_configuration_on_the_plans_runners(tmp_path: 
     assert out.count("\n") == 1, "the workflow appends one line to $GITHUB_OUTPUT"
     assert json.loads(out) == {
         "matrix": {"include": [
-            {"name": "q4", "runs_on": ["self-hosted", "gpu"], "result": "out/q4_raw_results.json"},
-            {"name": "q8", "runs_on": ["self-hosted", "gpu-48g"], "result": "out/q8_raw_results.json"},
-            {"name": "embedded.q8kv", "runs_on": ["self-hosted", "gpu"],
+            {"name": "q4", "key": "q4", "runs_on": ["self-hosted", "gpu"], "result": "out/q4_raw_results.json"},
+            {"name": "q8", "key": "q8", "runs_on": ["self-hosted", "gpu-48g"], "result": "out/q8_raw_results.json"},
+            {"name": "embedded.q8kv", "key": "embedded.q8kv", "runs_on": ["self-hosted", "gpu"],
              "result": "out/embedded.q8kv_raw_results.json"},
         ]},
         "output": "out",
@@ -309,7 +309,7 @@ def test_a_collected_file_that_does_not_re_derive_fails_the_collecting_job(tmp_p
 def test_an_unknown_only_name_and_mixed_modes_are_refused(tmp_path: Path, capsys) -> None:
     plan = _plan(tmp_path, "http://127.0.0.1:1/v1")
     assert main(["sweep", str(plan), "--only", "warm"]) == 2
-    assert "--only warm: not a configuration of the plan; it has cold, hot" in capsys.readouterr().err
+    assert "--only warm: not in the sweep plan; it has cold, hot" in capsys.readouterr().err
     assert main(["sweep", str(plan), "--rederive"]) == 2
     assert "go with --report-only" in capsys.readouterr().err
     assert main(["sweep", str(plan), "--matrix", "--report-only"]) == 2
