@@ -28,7 +28,8 @@ from engine.model.requestlimits import RequestLimits
 from engine.run.checkpoint import checkpoint_path
 from engine.run.plan import Selection, select_tasks
 from engine.run.request import RunRequest
-from engine.run.resume_rule import MUST_MATCH, stands
+from engine.run.resume import read_previous
+from engine.run.resume_rule import MUST_MATCH, check_model_file, stands
 from engine.run.runner import run_benchmark
 from engine.run.sampling import card_sampling_of, resolve_sampling
 from engine.run.sweep_plan import RunTarget, Shared, SweepPlan
@@ -149,20 +150,21 @@ def run_job(job: Job, request: RunRequest, selection: Selection) -> None:
 
 
 def same_file(job: Job, output: Path) -> None:
-    """A GGUF of the user's own is named in the result file only by its file name (``provenance.server``), and
-    the resume rule reads the settings alone: a job whose earlier result ran another file is refused, so that
-    trials of two files never share one result."""
+    """A job with a GGUF of the user's own whose earlier attempt (its checkpoint, else its finished result
+    file) ran another file is refused before any server starts, by the run's own rule
+    (``resume_rule.check_model_file``), which the run applies again once its server is up."""
     config = job.target
-    if config.embedded is None or config.embedded.gguf is None or not output.is_file():
+    if config.embedded is None or config.embedded.gguf is None:
         return
     try:
-        ran = load_run_file(output, MODULE_NAMES).provenance.server.get("model_file")
+        previous = read_previous(output, resume=True)
     except UserError:
         return  # the run reads it again and names what is wrong
-    if ran is not None and ran != config.embedded.gguf.name:
-        raise UserError(f"{job.label}: {output} holds a run of {str(ran)[:200]!r}, and the plan now names "
-                        f"{config.embedded.gguf.name!r}; give the configuration a new name, or move the old result "
-                        "file away to run the new file from scratch")
+    if previous.header is not None:
+        try:
+            check_model_file(previous.source, previous.header.model_file, config.embedded.gguf.name)
+        except UserError as exc:
+            raise UserError(f"{job.label}: {exc}") from exc
 
 
 def chosen(jobs: Sequence[Job], only: list[str] | None, what: str) -> list[Job]:

@@ -128,8 +128,47 @@ def test_a_configuration_whose_result_ran_another_gguf_is_refused_not_mixed(tmp_
     ])
     assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "configuration 'hot'" in err and "'q4.gguf'" in err and "'q8.gguf'" in err and "new name" in err
+    assert "configuration 'hot'" in err and "'q4.gguf'" in err and "'q8.gguf'" in err
+    assert "new configuration name" in err
     assert hot.read_bytes() == before
+
+
+def test_a_partial_checkpoint_of_another_gguf_is_refused_not_resumed(tmp_path: Path, capsys) -> None:
+    from engine.core.schema import CheckpointHeader
+    from engine.run.checkpoint import checkpoint_path
+
+    with ScriptedServer(_responder) as srv:
+        plan = _plan(tmp_path, srv.url)
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 0
+    # "hot" interrupted while running q4.gguf: its checkpoint's header records the file, and no result is left.
+    hot = tmp_path / "out" / "hot_raw_results.json"
+    run = load_run_file(hot)
+    partial = checkpoint_path(hot)
+    header = CheckpointHeader(fingerprint="f", settings=run.settings, started_at="t", model_file="q4.gguf")
+    partial.write_text(header.model_dump_json() + "\n" + "".join(t.model_dump_json() + "\n" for t in run.trials[:1]),
+                       encoding="utf-8")
+    hot.unlink()
+    before = partial.read_bytes()
+    (tmp_path / "q8.gguf").write_bytes(b"not read: refused first")
+    plan = _plan(tmp_path, "http://127.0.0.1:9/v1", configurations=[
+        {"name": "cold", "endpoint": "http://127.0.0.1:9/v1", "temperature": 0.0},
+        {"name": "hot", "embedded": {"gguf": "q8.gguf"}, "temperature": 1.0, "top_p": 0.9},
+    ])
+    assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"configuration 'hot': {partial} was made with the model file 'q4.gguf'" in err and "'q8.gguf'" in err
+    assert partial.read_bytes() == before and not hot.exists()
+
+
+def test_the_runs_checkpoint_header_records_the_model_file_and_the_resume_rule_holds_it(tmp_path: Path) -> None:
+    from engine.core.errors import UserError
+    from engine.run.resume_rule import check_model_file
+
+    with pytest.raises(UserError, match="was made with the model file 'a.gguf', and this run would use 'b.gguf'"):
+        check_model_file(tmp_path / "r.partial.jsonl", "a.gguf", "b.gguf")
+    check_model_file(tmp_path / "r.partial.jsonl", None, "b.gguf")  # an older checkpoint, or an endpoint
+    check_model_file(tmp_path / "r.partial.jsonl", "a.gguf", None)
+    check_model_file(tmp_path / "r.partial.jsonl", "a.gguf", "a.gguf")
 
 
 def test_a_finished_configuration_is_not_run_again(tmp_path: Path, capsys) -> None:
