@@ -353,6 +353,12 @@ def test_tips_one_a_line_without_markers_are_the_list_asked_for():
                  "Surround each seedling with a ring of crushed eggshells.\n"
                  "Water in the morning rather than the evening.\nSet beer traps and empty them every day.")
     assert play("mti_garden_rules", garden).passed
+    # The required opening on a line of its own with a title that ends in a full stop heads the list too.
+    garden[5] = ("Garden note: three slug-proofing tips.\nRing each seedling with copper tape.\n"
+                 "Sink a shallow dish of beer nearby as a trap.\nGo out at dusk and pick slugs off by hand.")
+    assert play("mti_garden_rules", garden).passed
+    trial = play("mti_garden_rules", [*garden[:5], garden[5] + "\nSpread grit around the bed."])
+    assert not trial.passed and "t6.three_tips" in trial.grade.reason, trial.grade.reason
     # The same three tips in one paragraph under the heading are no list of three.
     garden[5] = ("Garden note: three tips for protecting seedlings from slugs\n"
                  "Surround each seedling with eggshells. Water in the morning. Set beer traps.")
