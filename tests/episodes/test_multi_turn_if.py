@@ -212,6 +212,17 @@ def test_a_rule_suspended_for_one_turn_comes_back():
     assert "t3.all_caps" in keys and "t4.all_caps" not in keys and "t4.normal_case" in keys
 
 
+def test_the_gas_is_named_by_its_name_or_its_formula():
+    replies = list(GOLD["mti_scoped_rules"])
+    replies[2] = "PLANTS TAKE IN **CO₂** FROM THE AIR DURING PHOTOSYNTHESIS."
+    trial = play("mti_scoped_rules", replies)
+    assert trial.passed, trial.grade.reason
+    for wrong in ("PLANTS TAKE IN OXYGEN FROM THE AIR.", "PLANTS TAKE IN CO FROM THE AIR."):
+        replies[2] = wrong
+        trial = play("mti_scoped_rules", replies)
+        assert not trial.passed and "t3.answer" in trial.grade.reason, trial.grade.reason
+
+
 def test_unanswered_turns_fail_every_check():
     # The scripted server runs out of replies after two turns and answers with a placeholder.
     trial = play("mti_cabin_split", GOLD["mti_cabin_split"][:2])
