@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from engine.publish.board import Board, PairRow, Row
+from engine.publish.dates import date_text
 from engine.publish.escape import esc
 from engine.publish.evidence import task_slug
 from engine.publish.glossary import DET, JUDGED_DET, RUN_TIME, abbr, title_attr
@@ -287,6 +288,8 @@ def detail_panel(board: Board, links: Links) -> str:
         '<th data-sort="num" data-key="tok-s">tok/s</th><th data-sort="num" data-key="first-try">First-try code</th>'
         '<th data-sort="num" data-key="unsure" title="share of verdicts resting on a check that could not decide">'
         "Unsure</th>"
+        '<th data-sort="text" data-key="finished" title="the day (UTC) the run finished, from its result file">'
+        "Run finished</th>"
     )
     rows = []
     for r in board.rows:
@@ -304,7 +307,8 @@ def detail_panel(board: Board, links: Links) -> str:
             f"<td{data_v(r.run_time_min)}>{fmt(r.run_time_min)}</td>"
             f"<td{data_v(r.decode_tps)}>{fmt(r.decode_tps)}</td>"
             f"<td{data_v(r.first_try_code_rate)}>{fmt_share(r.first_try_code_rate)}</td>"
-            f"<td{data_v(r.unsure_share)}>{fmt_share(r.unsure_share)}</td></tr>"
+            f"<td{data_v(r.unsure_share)}>{fmt_share(r.unsure_share)}</td>"
+            f"<td>{esc(date_text(r.finished_at))}</td></tr>"
         )
     return (
         '<p class="lb-note">Every score is on the 0–100 scale. Module columns: raw det score with the judge’s '
@@ -314,6 +318,16 @@ def detail_panel(board: Board, links: Links) -> str:
         '<div class="lb-scroll" tabindex="0" role="region" aria-label="detailed table">'
         f'<table class="lb-t lb-sort" data-lb-sort><thead><tr>{heads}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def last_changed_text(board: Board) -> str:
+    """When the board last changed, and what that date means (only dates its files record)."""
+    if board.last_changed is None:
+        return "last changed: not recorded (no row's file records when its run finished)"
+    return (
+        f"last changed {esc(date_text(board.last_changed))}: the newest day (UTC) a row's run finished or its "
+        "judged file was written"
     )
 
 
@@ -345,6 +359,7 @@ def leaderboard_html(board: Board, links: Links) -> str:
     )
     if board.flagged_rows:
         meta += f" · {board.flagged_rows} flagged ⚑ for settings that differ from the reference setting"
+    meta += f" · {last_changed_text(board)}"
     return (
         f'<div class="lb" data-lb><div class="lb-head">{chip(board, links)}'
         f'<span class="lb-meta">{meta}</span>'
@@ -495,6 +510,8 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
     coverage = "not judged" if row.judge_state == "fallback" else fmt_share(row.judge_coverage)
     facts = _facts(
         [
+            ("Run finished", esc(date_text(row.finished_at))),
+            *([("Judged", esc(date_text(row.judged_at)))] if row.judged_at else []),
             ("Run time", f"{fmt(row.run_time_min)} min"),
             ("Decode", f"{fmt(row.decode_tps)} tok/s"),
             ("Prefill", f"{fmt(row.prefill_tps)} tok/s"),

@@ -306,6 +306,23 @@ def test_calculator_caps_the_context_at_the_models_maximum_and_names_its_source(
     assert not v.failed and not v.errors
 
 
+def test_the_board_says_when_it_last_changed_and_the_card_when_its_run_finished(deployed, visit) -> None:
+    """The committed row's run finished on 2026-12-03 (its result file's provenance.finished_at): the board's
+    line says so and what the date means, and the card gives the same day."""
+    from engine.core.results import load_run_file
+    from engine.publish.dates import date_text
+
+    run = load_run_file(ROOT / "results" / "reference" / "smollm2-135m-instruct_raw_results.json")
+    day = date_text(run.provenance.finished_at)
+    v = visit(390)
+    v.open("leaderboard/")
+    meta = v.page.inner_text(".lb-meta")
+    assert f"last changed {day}: the newest day (UTC) a row's run finished" in meta
+    v.open(BOARD_MODEL)
+    assert v.page.locator("dl.lb-facts div", has_text="Run finished").inner_text().split() == ["Run", "finished", day]
+    assert not v.failed and not v.errors
+
+
 def test_search_finds_the_metric_names(deployed, visit) -> None:
     v = visit()
     v.open("")
