@@ -270,6 +270,12 @@ def _module_cell(cell: Any, href: str | None = None, model: str = "") -> str:
     return f"<td{data_v(cell.det)}>{score}{star}{pill}</td>"
 
 
+def run_finished_line(row: Row) -> str:
+    """The day the row's run finished, under its name in the Detailed tab (a column of its own pushed the table
+    past a laptop's width)."""
+    return f'<br><small class="lb-when">run finished {esc(date_text(row.finished_at))}</small>'
+
+
 def detail_panel(board: Board, links: Links) -> str:
     # data-key names a column in a shared link (?sort=det&dir=asc): stable words, not positions.
     mod_heads = "".join(
@@ -288,8 +294,6 @@ def detail_panel(board: Board, links: Links) -> str:
         '<th data-sort="num" data-key="tok-s">tok/s</th><th data-sort="num" data-key="first-try">First-try code</th>'
         '<th data-sort="num" data-key="unsure" title="share of verdicts resting on a check that could not decide">'
         "Unsure</th>"
-        '<th data-sort="text" data-key="finished" title="the day (UTC) the run finished, from its result file">'
-        "Run finished</th>"
     )
     rows = []
     for r in board.rows:
@@ -297,7 +301,7 @@ def detail_panel(board: Board, links: Links) -> str:
         rows.append(
             f"<tr{filter_attrs(r)}><td{data_v(r.rank)}>{r.rank or '—'}</td>"
             f'<td><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>'
-            f"{size_badge(r)}{warn_mark(r)}</td>"
+            f"{size_badge(r)}{warn_mark(r)}{run_finished_line(r)}</td>"
             f"<td{data_v(r.size.sort_params)}>{esc(r.size.label)}</td>{cells}"
             f"<td{data_v(r.det)}>{fmt_pts(r.det)}</td>"
             f"<td{data_v(r.pass_k)}>{fmt_pts(r.pass_k)}</td>"
@@ -307,8 +311,7 @@ def detail_panel(board: Board, links: Links) -> str:
             f"<td{data_v(r.run_time_min)}>{fmt(r.run_time_min)}</td>"
             f"<td{data_v(r.decode_tps)}>{fmt(r.decode_tps)}</td>"
             f"<td{data_v(r.first_try_code_rate)}>{fmt_share(r.first_try_code_rate)}</td>"
-            f"<td{data_v(r.unsure_share)}>{fmt_share(r.unsure_share)}</td>"
-            f"<td>{esc(date_text(r.finished_at))}</td></tr>"
+            f"<td{data_v(r.unsure_share)}>{fmt_share(r.unsure_share)}</td></tr>"
         )
     return (
         '<p class="lb-note">Every score is on the 0–100 scale. Module columns: raw det score with the judge’s '
