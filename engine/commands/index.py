@@ -11,6 +11,7 @@ from pathlib import Path
 from engine.core.errors import InfraError, UserError
 from engine.core.textclip import shorten
 from engine.index.aa import AA_BASE_ENV, AA_KEY_ENV, DEFAULT_AA_BASE, DEFAULT_AA_PATH, sync_aa
+from engine.index.context_limit import cap_context
 from engine.index.data import DEFAULT_DATA_DIR, chosen_scores, load_entries, today
 from engine.index.hardware import DEVICES, FIT_SHARE, QUANT_BITS, Layout, device_named, estimate
 from engine.index.provenance import by_lab, core_figures, provenance_stats
@@ -289,7 +290,11 @@ def cmd_can_i_run(args: argparse.Namespace) -> int:
     entries = {e.id: e for e in load_entries(args.data_dir)}
     if args.model not in entries:
         raise UserError(f"no model '{args.model}' in {args.data_dir}")
-    result = estimate(Layout.of(entries[args.model]), args.quant, args.context, device_named(args.device))
+    entry = entries[args.model]
+    context = cap_context(entry, args.context)
+    result = estimate(Layout.of(entry), args.quant, context.tokens, device_named(args.device))
+    if context.note:
+        print(context.note)
     print(
         f"weights {result.weights_gb:.2f} GB + context cache {result.kv_cache_gb:.2f} GB + runtime "
         f"{result.runtime_gb:.2f} GB = {result.total_gb:.2f} GB on {args.device}: "

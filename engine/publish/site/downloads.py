@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 
 from engine.index.schema import CORE_BENCHMARKS, Pricing
 from engine.publish.board import Board
+from engine.publish.dates import date_text
 from engine.publish.html import fmt, fmt_pts, fmt_share
 from engine.publish.index_view import Figure, num_text
 from engine.publish.site.index_table import TableRow
@@ -62,7 +63,7 @@ def board_csv(board: Board) -> str:
     header = [
         "rank", "model", "params", "total_params_b", "active_params_b", "tier", f"judged_pass^{board.k}",
         "judge_state", *[f"{label} det" for label in labels], "det", "pass", "judged_det", "judged_pass",
-        "tasks_scored", "run_time_min", "decode_tok_s", "first_try_code", "unsure", "result_file",
+        "tasks_scored", "run_time_min", "decode_tok_s", "first_try_code", "unsure", "run_finished", "result_file",
     ]  # fmt: skip
     rows = (
         [
@@ -70,7 +71,7 @@ def board_csv(board: Board) -> str:
             fmt(r.headline), r.judge_state, *[fmt_pts(c.det) for c in r.modules], fmt_pts(r.det),
             fmt_pts(r.pass_k), fmt_pts(r.judged_det), fmt_pts(r.judged_pass), r.tasks_scored,
             fmt(r.run_time_min), fmt(r.decode_tps), fmt_share(r.first_try_code_rate), fmt_share(r.unsure_share),
-            r.source_file,
+            date_text(r.finished_at), r.source_file,
         ]  # fmt: skip
         for r in board.rows
     )
