@@ -548,7 +548,7 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
         for s in row.settings
     )
     settings = (
-        f'{SCROLL}<table class="lb-t"><tbody>{set_rows}<tr><td>Result file</td><td><code>{esc(row.source_file)}'
+        f'{SCROLL}<table class="lb-t lb-kv"><tbody>{set_rows}<tr><td>Result file</td><td><code>{esc(row.source_file)}'
         f"</code></td></tr><tr><td>Judged file</td><td>{esc(row.judged_file or 'none')}</td></tr>"
         "</tbody></table></div>"
     )
@@ -569,7 +569,8 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
         ),
     ]
     size = "" if sz.known else '<p class="lb-note">Not in models.yaml (or no size there): size shows "?".</p>'
-    size += f'{SCROLL}<table class="lb-t"><tbody>' + "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in size_rows)
+    size += f'{SCROLL}<table class="lb-t lb-kv"><tbody>'
+    size += "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in size_rows)
     size += "</tbody></table></div>"
     task_rows = []
     for t in row.tasks:

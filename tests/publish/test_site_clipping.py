@@ -74,7 +74,7 @@ def _board_states(v: Visit) -> Iterator[str]:
 
 def _pages(v: Visit, site) -> Iterator[str]:
     yield from _board_states(v)
-    for rel in ("index/", "cli/", "index/charts/", BOARD_MODEL, _index_model_with_estimate(site)):
+    for rel in ("index/", "cli/", "index/charts/", BOARD_MODEL, "board-changes/", _index_model_with_estimate(site)):
         v.open(rel)
         yield rel
 

@@ -37,6 +37,7 @@ MAIN_PAGES = {
     "charts": "index/charts/",
     "can-i-run": "index/can-i-run/",
     "board-model": BOARD_MODEL,
+    "board-changes": "board-changes/",
 }
 WIDTHS = (1400, 390)
 SCHEMES = ("light", "dark")
@@ -145,6 +146,23 @@ def test_every_main_page_in_both_palettes_and_widths(deployed, visit, artifacts:
             problems += [f"{scheme} {width}: {f}" for f in v.failed]
             problems += [f"{scheme} {width}: script error {e}" for e in v.errors]
     assert not problems, "\n".join(problems)
+
+
+def test_the_leaderboard_links_its_changes_read_from_the_repositorys_history(visit) -> None:
+    """From the board to its changes: the committed row's file was added once (from this checkout's git
+    history) and its entries link back to the model's page."""
+    v = visit()
+    v.open("leaderboard/")
+    v.page.get_by_role("link", name="what changed on the board, and when").click()
+    v.page.wait_for_url("**/board-changes/")
+    rows = v.page.locator("table.lb-changes tbody tr")
+    whats = rows.locator("td:nth-child(3)").all_inner_texts()
+    assert whats and whats[-1] == "added", whats
+    first = rows.last.locator("td:nth-child(2) a")
+    assert first.inner_text() == "smollm2-135m-instruct"
+    first.click()
+    v.page.wait_for_url("**/" + BOARD_MODEL)
+    assert not v.failed and not v.errors
 
 
 def test_assets_are_linked_relative_to_each_page(deployed) -> None:

@@ -30,7 +30,7 @@ from engine.publish.html import (  # noqa: E402
     tier_badge,
 )
 from engine.publish.reference import COMPARED  # noqa: E402
-from engine.publish.site.context import site_board  # noqa: E402
+from engine.publish.site.context import board_source, site_board  # noqa: E402
 from engine.publish.site.module_tables import judge_table_markdown, weights_table_markdown  # noqa: E402
 
 # The front page shows this many rows of each table; below FEW_ROWS the board's part is a call to add a model.
@@ -163,6 +163,14 @@ def define_env(env: Any) -> None:
     @env.macro
     def separability_tables() -> str:
         return separability_html(board(), Links(root=_root(env)))
+
+    @env.macro
+    def board_changes() -> str:
+        from engine.publish.board_history import board_history
+        from engine.publish.site.board_changes import board_changes_html
+
+        history = board_history(board_source(env.conf).results_dir)
+        return board_changes_html(history, board(), Links(root=_root(env)))
 
     @env.macro
     def board_chip() -> str:
