@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "engine.commands.items",
     "engine.commands.compare",
     "engine.commands.sweep",
+    "engine.commands.fleet",
     "engine.commands.show",
     "engine.commands.rescore",
     "engine.commands.verify",

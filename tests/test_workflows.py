@@ -126,22 +126,55 @@ def test_the_fleet_workflow_runs_a_plans_matrix_with_least_privilege():
     assert not any("${{" in r for r in runs)
     # The matrix is what the bench prints for the plan; each job runs its configuration on the plan's runners.
     (matrix_step,) = [s for s in jobs["plan"]["steps"] if s.get("id") == "matrix"]
-    assert 'sweep "$PLAN" --matrix' in matrix_step["run"] and matrix_step["env"] == {"PLAN": "${{ inputs.plan }}"}
+    assert '"$KIND" "$PLAN" --matrix' in matrix_step["run"]
+    assert matrix_step["env"] == {"PLAN": "${{ inputs.plan }}", "KIND": "${{ inputs.kind }}"}
+    # Either file: the kind is a choice of two, checked again in every shell that uses it.
+    kind = doc[True]["workflow_dispatch"]["inputs"]["kind"]
+    assert (kind["type"], kind["options"]) == ("choice", ["sweep", "fleet"])
+    assert all("case \"$KIND\" in sweep|fleet) ;;" in r for r in runs if "$KIND" in r)
     run = jobs["run"]
     assert run["strategy"]["matrix"] == "${{ fromJSON(needs.plan.outputs.plan).matrix }}"
     assert run["runs-on"] == "${{ matrix.runs_on }}" and run["strategy"]["fail-fast"] is False
     (one,) = [s for s in run["steps"] if "--only" in s.get("run", "")]
-    assert one["run"] == 'python -m engine sweep "$PLAN" --only "$CONFIGURATION" --quiet'
-    assert one["env"]["CONFIGURATION"] == "${{ matrix.name }}"
+    assert 'python -m engine "$KIND" "$PLAN" --only "$NAME" --quiet' in one["run"]
+    assert one["env"]["NAME"] == "${{ matrix.name }}"
     assert one["env"]["BENCH_API_KEY"] == "${{ secrets.BENCH_API_KEY }}" and run["environment"] == "sweep-fleet"
     (upload,) = [s for s in run["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert upload["with"]["path"] == "${{ matrix.result }}" and upload["with"]["if-no-files-found"] == "error"
+    assert upload["with"]["name"] == "result-${{ matrix.key }}"
     # The last job collects every file, re-derives each and writes the report, with workflow commands off.
     report = jobs["report"]
     assert report["needs"] == ["plan", "run"]
     assert report["if"] == "${{ !cancelled() && needs.plan.result == 'success' }}"
     assert "${{ secrets." not in yaml.safe_dump(report)
     (download,) = [s for s in report["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
-    assert download["with"]["pattern"] == "sweep-result-*" and download["with"]["merge-multiple"] is True
+    assert download["with"]["pattern"] == "result-*" and download["with"]["merge-multiple"] is True
     (collect,) = [s for s in report["steps"] if "--report-only" in s.get("run", "")]
     assert "--rederive --sandbox bubblewrap" in collect["run"] and "::stop-commands::" in collect["run"]
+    # A fleet's files then make the board, against the reference setting, while workflow commands are still off.
+    board = collect["run"].index("python -m engine leaderboard --results-dir \"$OUTPUT\" --setting "
+                                 "results/reference/setting.yaml")
+    assert collect["run"].index("::stop-commands::") < board < collect["run"].index('echo "::${token}::"')
+
+
+def test_the_matrix_of_a_fleet_list_is_one_job_per_model_keyed_by_its_result_file(tmp_path, capsys, monkeypatch):
+    import json
+
+    from engine.cli import main
+
+    (tmp_path / "fleet.yaml").write_text(
+        "runs_on: [self-hosted, gpu]\noutput: out\nmodels:\n"
+        "  - {name: 'qwen3:8b', endpoint: 'http://127.0.0.1:11434/v1'}\n"
+        "  - {name: smollm2-135m-instruct, runs_on: [self-hosted, cpu]}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["fleet", "fleet.yaml", "--matrix"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, "the workflow appends one line to $GITHUB_OUTPUT"
+    # The key (the artifact's name) is the result file's stem, a plain word even where the model name is not.
+    assert json.loads(out) == {"matrix": {"include": [
+        {"name": "qwen3:8b", "key": "qwen3_8b", "runs_on": ["self-hosted", "gpu"],
+         "result": "out/qwen3_8b_raw_results.json"},
+        {"name": "smollm2-135m-instruct", "key": "smollm2-135m-instruct", "runs_on": ["self-hosted", "cpu"],
+         "result": "out/smollm2-135m-instruct_raw_results.json"},
+    ]}, "output": "out"}
+    assert not (tmp_path / "out").exists(), "--matrix runs nothing"

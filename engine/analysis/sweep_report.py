@@ -65,7 +65,9 @@ class SweepReport(_Model):
     verdicts: list[str]
 
 
-SHOWN_SETTINGS = ("model", "endpoint_host", "temperature", "top_p", "thinking", "max_tokens", "concurrency")
+# sampling_mode: card, bench or custom, as each file records it (a report written before it was shown: "—").
+SHOWN_SETTINGS = ("model", "endpoint_host", "sampling_mode", "temperature", "top_p", "top_k", "min_p", "thinking",
+                  "max_tokens", "concurrency")
 
 
 def _cost(run: RunFile, module: str | None) -> tuple[float | None, float | None]:

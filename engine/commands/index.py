@@ -11,6 +11,7 @@ from pathlib import Path
 from engine.core.errors import InfraError, UserError
 from engine.core.textclip import shorten
 from engine.index.aa import AA_BASE_ENV, AA_KEY_ENV, DEFAULT_AA_BASE, DEFAULT_AA_PATH, sync_aa
+from engine.index.context_limit import cap_context
 from engine.index.data import DEFAULT_DATA_DIR, chosen_scores, load_entries, today
 from engine.index.hardware import DEVICES, FIT_SHARE, QUANT_BITS, Layout, device_named, estimate
 from engine.index.provenance import by_lab, core_figures, provenance_stats
@@ -119,7 +120,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("can-i-run", help="memory and decode speed of one model on one device")
     p.add_argument("model", help="model id")
-    p.add_argument("--quant", default="Q4_K_M", choices=list(QUANT_BITS))
+    # A metavar, not the choices, in the usage line: the list made one unbreakable line of 88 columns.
+    p.add_argument("--quant", default="Q4_K_M", choices=list(QUANT_BITS), metavar="QUANT",
+                   help=f"weight quantisation: {', '.join(QUANT_BITS)} (default Q4_K_M)")
     p.add_argument("--context", type=int, default=8192, help="context length in tokens (default 8192)")
     p.add_argument("--device", default=DEVICES[5].name, help="device name, as listed by --list-devices")
     p.add_argument("--list-devices", action="store_true")
@@ -287,7 +290,11 @@ def cmd_can_i_run(args: argparse.Namespace) -> int:
     entries = {e.id: e for e in load_entries(args.data_dir)}
     if args.model not in entries:
         raise UserError(f"no model '{args.model}' in {args.data_dir}")
-    result = estimate(Layout.of(entries[args.model]), args.quant, args.context, device_named(args.device))
+    entry = entries[args.model]
+    context = cap_context(entry, args.context)
+    result = estimate(Layout.of(entry), args.quant, context.tokens, device_named(args.device))
+    if context.note:
+        print(context.note)
     print(
         f"weights {result.weights_gb:.2f} GB + context cache {result.kv_cache_gb:.2f} GB + runtime "
         f"{result.runtime_gb:.2f} GB = {result.total_gb:.2f} GB on {args.device}: "

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from engine.analysis.judge import JudgeConfig, judge_run, judged_path_for, verdict_counts, write_judged_file
 from engine.bank.load import default_tasks_dir
+from engine.commands.helpformat import LinesHelpFormatter
 from engine.core.config import Settings
 from engine.core.errors import UserError
 from engine.core.results import load_run_file
@@ -33,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "verdicts under strict thresholds, never across a hard gate; it sees adversarial, code "
         "and long_context without changing them, and never sees format or knowledge.",
         epilog=ENV_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=LinesHelpFormatter,
     )
     p.add_argument("--results", "-r", type=Path, required=True, help="a *_raw_results.json file")
     p.add_argument("--judge-endpoint", help="judge base URL (default JUDGE_ENDPOINT)")

@@ -20,6 +20,7 @@ from engine.analysis.task_probe import (
     ProbeTarget,
     probe_task,
 )
+from engine.commands.helpformat import LinesHelpFormatter
 from engine.core.config import Settings, parse_bool
 from engine.core.errors import UserError
 from engine.episodes import SPECS
@@ -40,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "each, regrade every transcript to check the grading is stable, and print ACCEPT, "
         "REPROBE or REJECT. New tasks go through this before they enter the bank.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=LinesHelpFormatter,
     )
     p.add_argument(
         "--task", "-t", type=Path, required=True, help="the task file, e.g. tasks/tools/tl_new.yaml"

@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 from engine.analysis.scoring import score_run
+from engine.commands.helpformat import LinesHelpFormatter
 from engine.core.config import Settings, endpoint_url, float_in, int_in, parse_bool
 from engine.core.errors import UserError
 from engine.core.fieldtypes import model_name_problem
-from engine.core.models_file import CardSampling, ModelEntry, default_models_path, load_models
+from engine.core.models_file import ModelEntry, load_models
 from engine.core.outputlock import output_lock
 from engine.core.results import default_output
 from engine.episodes import MODULE_NAMES
@@ -22,6 +23,7 @@ from engine.publish.scorecard import render
 from engine.run.plan import Selection, select_tasks
 from engine.run.request import RunRequest
 from engine.run.runner import run_benchmark
+from engine.run.sampling import card_sampling_of
 
 ENV_HELP = """environment (also read from ./.env; flags win):
   BENCH_ENDPOINT     OpenAI-compatible base URL ending in /v1 (unset: run the embedded default model)
@@ -105,7 +107,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "BENCH_ENDPOINT) it starts the embedded llama.cpp server with the default model of models.yaml."
         ),
         epilog=ENV_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=LinesHelpFormatter,
     )
     p.add_argument("--model", "-m", help="model name as the server knows it (embedded: a models.yaml name)")
     p.add_argument("--endpoint", "-e", type=endpoint_url,
@@ -182,16 +184,6 @@ def server_endpoint(args: argparse.Namespace, settings: Settings) -> str | None:
     return args.endpoint or settings.get("BENCH_ENDPOINT", None, endpoint_url, None)
 
 
-def _card_sampling(model: str, embedded: ModelEntry | None) -> CardSampling | None:
-    """The card sampling of the model's models.yaml row (the embedded entry's, or the row of the same name
-    for a server of one's own); None where there is no row or no sampling in it."""
-    if embedded is not None:
-        return embedded.sampling
-    path = default_models_path()
-    entry = load_models(path).find(model) if path.is_file() else None
-    return entry.sampling if entry is not None else None
-
-
 def _embedded_entry(model: str | None) -> ModelEntry:
     """The models.yaml entry the embedded server runs: the one named, or the default."""
     models = load_models()
@@ -245,7 +237,7 @@ def build_request(args: argparse.Namespace, settings: Settings, endpoint: str | 
         top_k=args.top_k,
         min_p=args.min_p,
         sampling=args.sampling,
-        card_sampling=_card_sampling(model, embedded) if model else None,
+        card_sampling=card_sampling_of(model, embedded) if model else None,
         warm_up=args.warm_up,
         sandbox_name=settings.get("BENCH_SANDBOX", args.sandbox, str, None),  # type: ignore[arg-type]
         sandbox_memory_mb=args.sandbox_memory,

@@ -4,7 +4,6 @@ each configuration against the first by the paired sign test: printed, and writt
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -13,20 +12,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from engine.analysis.sweep_report import SweepReport, build_report, test_cell, to_markdown
-from engine.bank.load import default_tasks_dir
+from engine.commands.helpformat import LinesHelpFormatter
 from engine.commands.items import wide_console
-from engine.commands.run import request_limits, timeout_args
+from engine.commands.jobs import job_args, run_mode
 from engine.commands.score import weights_arg
-from engine.core.config import Settings
-from engine.core.errors import UserError
 from engine.core.fileio import atomic_write_text
 from engine.core.results import load_run_file
 from engine.episodes import MODULE_NAMES
-from engine.run.rederive import rederive_run
-from engine.run.rescore import sandbox_factory
-from engine.run.sweep import collected, run_sweep
-from engine.run.sweep_matrix import sweep_matrix
-from engine.run.sweep_plan import SweepPlan, load_plan
+from engine.run.sweep import sweep_jobs
+from engine.run.sweep_plan import load_plan
 
 REPORT_NAME = "sweep_report"
 
@@ -42,6 +36,9 @@ PLAN_HELP = """plan (YAML; unknown keys are errors):
     - name: embedded-q8kv
       embedded: {model: smollm2-135m, context: 8192, slots: 2, kv_cache_type: q8_0}
       temperature: 0.0             # also top_p, top_k, min_p (0: off), thinking: on|off, max_tokens
+    - name: card-sampling
+      sampling: card               # or bench; default: as run does (the card's where the models.yaml row
+                                   # has one); not with temperature, top_p, top_k or min_p
     - name: own-q8
       embedded: {gguf: models/qwen3-8b-Q8_0.gguf}  # a GGUF of your own, relative to the plan's folder
       runs_on: [self-hosted, gpu]  # the fleet workflow's runner labels (also plan-wide; default self-hosted)
@@ -62,26 +59,11 @@ def register(sub: argparse._SubParsersAction) -> None:
             "sweep_report.md beside the result files. BENCH_API_KEY is sent to the configurations' endpoints."
         ),
         epilog=PLAN_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=LinesHelpFormatter,
     )
-    p.add_argument("plan", type=Path, help="the sweep plan (YAML)")
+    p.add_argument("file", type=Path, metavar="plan", help="the sweep plan (YAML)")
     weights_arg(p)
-    p.add_argument("--no-warm-up", dest="warm_up", action="store_false",
-                   help="skip each server check's warm-up request and tool-call check")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
-    timeout_args(p)  # the same deadlines for every configuration; a slow machine needs longer ones
-    p.add_argument("--only", action="append", metavar="NAME",
-                   help="run only this configuration (repeatable) and write no report: one job of the fleet "
-                        "workflow; the report comes from --report-only once every file is there")
-    p.add_argument("--report-only", action="store_true",
-                   help="run nothing: report on the result files as they stand (each must be finished)")
-    p.add_argument("--rederive", action="store_true",
-                   help="with --report-only: first re-derive every result file from its transcripts, as the "
-                        "pull-request check does (code trials in the sandbox); exit 2 on any difference")
-    p.add_argument("--sandbox", help="with --rederive: the code sandbox backend (default: the first that works)")
-    p.add_argument("--matrix", action="store_true",
-                   help="print the fleet workflow's matrix for the plan as one line of JSON and run nothing: "
-                        "one job per configuration with its runner labels and result file, and the output folder")
+    job_args(p, one="configuration", collect="write the report")
     p.set_defaults(func=handle)
 
 
@@ -102,45 +84,18 @@ def render(report: SweepReport, console: Console) -> None:
         console.print(line, markup=False)
 
 
-def rederived(plan: SweepPlan, files: list[Path], sandbox: str | None) -> bool:
-    """Whether every file re-derives from its transcripts; each difference printed, naming the file."""
-    tasks_dir = (plan.tasks_dir or default_tasks_dir()).resolve()
-    ok = True
-    for path in files:
-        problems = rederive_run(load_run_file(path, MODULE_NAMES), tasks_dir, sandbox_factory=sandbox_factory(sandbox))
-        for problem in problems:
-            print(f"{path}: {problem}", file=sys.stderr)
-        print(f"{path}: {'re-derived' if not problems else f'{len(problems)} difference(s)'}", file=sys.stderr)
-        ok = ok and not problems
-    return ok
-
-
 def handle(args: argparse.Namespace) -> int:
-    if (args.rederive or args.sandbox) and not args.report_only:
-        raise UserError("--rederive and --sandbox go with --report-only (the fleet workflow's last job)")
-    if sum(map(bool, (args.only, args.report_only, args.matrix))) > 1:
-        raise UserError("give one of --only, --report-only and --matrix")
-    plan = load_plan(args.plan)
-    if args.matrix:
-        # One line: the workflow appends it to $GITHUB_OUTPUT as is.
-        print(json.dumps(sweep_matrix(plan, args.plan, Path.cwd()), separators=(",", ":")))
-        return 0
-    if args.report_only:
-        done = collected(plan)
-        if args.rederive and not rederived(plan, [d.output for d in done], args.sandbox):
-            print("error: a result file does not re-derive; the lines above name each difference and its fix",
-                  file=sys.stderr)
-            return 2
-    else:
-        done = run_sweep(plan, api_key=Settings().raw("BENCH_API_KEY"), warm_up=args.warm_up,
-                         show_progress=not args.quiet, only=args.only, limits=request_limits(args))
-    if args.only:
-        print(f"ran {', '.join(d.configuration.name for d in done)}; once every configuration's file is there, "
-              f"'sllmb sweep {args.plan} --report-only' writes the report", file=sys.stderr)
-        return 0
-    named = [(d.configuration.name, d.output, load_run_file(d.output, MODULE_NAMES), d.reused) for d in done]
-    report = build_report(args.plan, plan.model, named, weights=args.weights)
+    plan = load_plan(args.file)
     assert plan.output is not None  # load_plan fills it
+    done = run_mode(args, sweep_jobs(plan), plan.output, command=f"sllmb sweep {args.file}", what="sweep plan")
+    if isinstance(done, int):
+        return done
+    if args.only:
+        print(f"ran {', '.join(d.job.name for d in done)}; once every configuration's file is there, "
+              f"'sllmb sweep {args.file} --report-only' writes the report", file=sys.stderr)
+        return 0
+    named = [(d.job.name, d.output, load_run_file(d.output, MODULE_NAMES), d.reused) for d in done]
+    report = build_report(args.file, plan.model, named, weights=args.weights)
     json_path, md_path = plan.output / f"{REPORT_NAME}.json", plan.output / f"{REPORT_NAME}.md"
     atomic_write_text(json_path, report.model_dump_json(indent=1) + "\n")
     atomic_write_text(md_path, to_markdown(report))

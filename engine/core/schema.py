@@ -25,10 +25,10 @@ from pydantic_core import CoreSchema, PydanticCustomError
 from engine.core.fieldtypes import HttpsUrl, ModelName
 
 RESULT_SCHEMA_VERSION = 1
-CHECKPOINT_SCHEMA_VERSION = 1
+CHECKPOINT_SCHEMA_VERSION = 2  # 2: the header's model_file
 # The oldest versions this build still reads (there is no migration yet, so: the current ones).
 OLDEST_RESULT_SCHEMA_VERSION = 1
-OLDEST_CHECKPOINT_SCHEMA_VERSION = 1
+OLDEST_CHECKPOINT_SCHEMA_VERSION = 2  # 2: the header's model_file
 
 
 def check_schema_version(version: int, *, current: int, oldest: int, what: str) -> int:
@@ -394,6 +394,10 @@ class CheckpointHeader(Strict):
     fingerprint: str
     settings: RunSettings
     started_at: str
+    # The model file the embedded server ran (its name, as provenance.server.model_file records it); None: a
+    # server of one's own, or a checkpoint from before it was recorded. A resume on another file is refused
+    # (``resume_rule.check_model_file``): the settings alone do not tell a Q4 file from a Q8 one.
+    model_file: str | None = Field(default=None, max_length=255)
 
     @field_validator("schema_version")
     @classmethod

@@ -360,23 +360,43 @@ def _unmarked_items(lines: list[str]) -> list[ListItem]:
     return []
 
 
+# A label that opens a line: one to three words and a colon, then text ("Garden note: ...", "Note: ...").
+_LABEL = re.compile(r"^[^\W\d_][^\W\d_'’-]*(?:[ \t]+[^\W\d_][^\W\d_'’-]*){0,2}[ \t]*:[ \t]+\S")
+
+
+def _heads(block: list[str]) -> bool:
+    """Whether the first line of a paragraph written one item a line is its heading, not its first item.
+
+    It is when it introduces the lines after it: it ends with a colon; or it opens with a label that no
+    line after it opens with (the opening a rule requires, ``Garden note: three tips.``; items that each
+    carry a label, ``Tip: ...``, are items alike); or it has no closing stop while every line after it has
+    one (a title over sentences)."""
+    first, rest = block[0], block[1:]
+    if first.endswith((":", "：")):
+        return True
+    if _LABEL.match(first) and not any(_LABEL.match(line) for line in rest):
+        return True
+    return _CLOSES_SENTENCE.search(first) is None and all(_CLOSES_SENTENCE.search(line) for line in rest)
+
+
 def _line_list(lines: list[str], start: int, end: int) -> list[ListItem]:
     """The items of the paragraph ``lines[start:end]`` when it is a list written one item a line without
     markers (``Garden note: three tips for slugs`` then a tip on each of three lines), else [].
 
     Each line is one item: at most 40 words, and none runs on into the next (a line without a closing stop
     followed by one that opens in lower case is prose broken across lines). The first line is a heading,
-    not an item, when it has no closing stop and every line after it has one. A paragraph under a heading
-    needs two items; a bare one three, since two sentences on two lines read as often as a paragraph with
-    a line break as a list of two. A paragraph whose one line holds three tips is no list."""
+    not an item (``_heads``), when it introduces what follows: it ends with a colon, it opens with a label
+    the lines after it do not share (``Garden note: three slug-proofing tips.``, the opening a rule asks
+    for), or it has no closing stop and every line after it has one. A paragraph under a heading needs two
+    items; a bare one three, since two sentences on two lines read as often as a paragraph with a line
+    break as a list of two. A paragraph whose one line holds three tips is no list."""
     block = [lines[m].strip() for m in range(start, end)]
     if any(len(words(line)) > _ITEM_WORDS or not words(line) for line in block):
         return []
     for here, after in zip(block, block[1:], strict=False):
         if not _CLOSES_SENTENCE.search(here) and after[:1].islower():
             return []
-    closed = [_CLOSES_SENTENCE.search(line) is not None for line in block]
-    headed = len(block) > 2 and not closed[0] and all(closed[1:])
+    headed = len(block) > 2 and _heads(block)
     first = start + 1 if headed else start
     if end - first < (2 if headed else 3):
         return []

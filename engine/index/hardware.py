@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from engine.core.errors import UserError
+from engine.index.context_limit import NOT_RECORDED, limit_data
 from engine.index.schema import ModelEntry
 
 # Effective bits per weight of common GGUF quantisations, including their scales.
@@ -162,7 +163,12 @@ def calculator_tables() -> dict:
         "fit_share": FIT_SHARE,
         "no_fit_speed": NO_FIT_SPEED,
         "devices": [asdict(d) for d in DEVICES],
+        "context_not_recorded": NOT_RECORDED,
     }
+
+
+# What a calculator model carries beside its Layout: its id, its name and its maximum context (or None).
+PAGE_ONLY_KEYS = ("id", "name", "max_context")
 
 
 def calculator_models(entries: list[ModelEntry]) -> list[dict]:
@@ -171,5 +177,12 @@ def calculator_models(entries: list[ModelEntry]) -> list[dict]:
     for entry in sorted(entries, key=lambda e: e.name.lower()):
         if entry.attention is None:
             continue
-        out.append({"id": entry.id, "name": entry.name, **asdict(Layout.of(entry))})
+        out.append(
+            {"id": entry.id, "name": entry.name, "max_context": limit_data(entry), **asdict(Layout.of(entry))}
+        )
     return out
+
+
+def page_layout(model: dict) -> Layout:
+    """The Layout of one of ``calculator_models``' entries."""
+    return Layout(**{k: v for k, v in model.items() if k not in PAGE_ONLY_KEYS})

@@ -160,6 +160,19 @@ class Attention(Strict):
         return self
 
 
+class MaxContext(Strict):
+    """The longest context the model is made for, in tokens, and where that figure is written.
+
+    Optional: a model without it is sized at any context the calculator is asked (and the page and
+    ``sllmb index can-i-run`` say the maximum is not recorded). ``note`` says how the source writes it:
+    a "128K" of a model card is recorded as 131,072 tokens (K = 1,024, as the configuration files count).
+    """
+
+    tokens: int = Field(ge=1, le=10_000_000)
+    source_url: HttpsUrl
+    note: str | None = None
+
+
 class Pricing(Strict):
     """From the OpenRouter models API, in USD per million tokens."""
 
@@ -230,6 +243,7 @@ class ModelEntry(Strict):
     # Set when one model has a thinking and a non-thinking mode: each mode is its own entry.
     reasoning: Reasoning | None = None
     attention: Attention | None = None
+    max_context: MaxContext | None = None
     scores: list[Score] = Field(default_factory=list)
     earlier_version: EarlierVersion | None = None
     pricing: Pricing | None = None

@@ -53,6 +53,7 @@ from engine.core.reference_setting import ReferenceSetting, load_reference_setti
 from engine.core.results import RAW_SUFFIX, model_slug
 from engine.core.schema import RunFile
 from engine.episodes import MODULE_NAMES, SPECS
+from engine.publish.dates import newest
 from engine.publish.reference import (
     COMPARED,
     SettingFlag,
@@ -208,6 +209,10 @@ class Row(_Model):
     settings: list[SettingItem]
     size: SizeFacts
     radar: RadarData
+    # When the run finished (its provenance.finished_at) and its judged file was written (created_at), as the
+    # files record them; None where a file records none. Shown as days through publish/dates.py.
+    finished_at: str | None = None
+    judged_at: str | None = None
     # Per-task outcomes for the card; left out of leaderboard.json.
     tasks: list[TaskRow] = []
 
@@ -281,6 +286,9 @@ class Board(_Model):
     flagged_rows: int
     # A board file written before the filters existed reads with none.
     filters: BoardFilters = BoardFilters()
+    # The newest date the rows' files record (a run finished, a judged file written); None when none does.
+    # A rescore rewrites a result file without recording a date, so a regrade alone does not move it.
+    last_changed: str | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Board:
@@ -592,6 +600,7 @@ def _build_board(
         fallback_rows=sum(r.judge_state == "fallback" for r in rows),
         partial_rows=sum(r.judge_state == "partial" for r in rows),
         flagged_rows=sum(bool(r.flags) for r in rows),
+        last_changed=newest([stamp for r in rows for stamp in (r.finished_at, r.judged_at)]),
     )
 
 
@@ -658,6 +667,8 @@ def _row(
         settings=_settings(run),
         size=size_facts(models.find(name) if models else None),
         radar=_radar(cells, judged),
+        finished_at=run.provenance.finished_at,
+        judged_at=s.item.judged.created_at if s.item.judged is not None and judged else None,
         tasks=_task_rows(s.item, score),
     )
 

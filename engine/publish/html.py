@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from engine.publish.board import Board, PairRow, Row
+from engine.publish.dates import date_text
 from engine.publish.escape import esc
 from engine.publish.evidence import task_slug
 from engine.publish.glossary import DET, JUDGED_DET, RUN_TIME, abbr, title_attr
@@ -269,6 +270,12 @@ def _module_cell(cell: Any, href: str | None = None, model: str = "") -> str:
     return f"<td{data_v(cell.det)}>{score}{star}{pill}</td>"
 
 
+def run_finished_line(row: Row) -> str:
+    """The day the row's run finished, under its name in the Detailed tab (a column of its own pushed the table
+    past a laptop's width)."""
+    return f'<br><small class="lb-when">run finished {esc(date_text(row.finished_at))}</small>'
+
+
 def detail_panel(board: Board, links: Links) -> str:
     # data-key names a column in a shared link (?sort=det&dir=asc): stable words, not positions.
     mod_heads = "".join(
@@ -294,7 +301,7 @@ def detail_panel(board: Board, links: Links) -> str:
         rows.append(
             f"<tr{filter_attrs(r)}><td{data_v(r.rank)}>{r.rank or '—'}</td>"
             f'<td><a href="{esc(links.model(r.slug))}">{esc(r.model)}</a>'
-            f"{size_badge(r)}{warn_mark(r)}</td>"
+            f"{size_badge(r)}{warn_mark(r)}{run_finished_line(r)}</td>"
             f"<td{data_v(r.size.sort_params)}>{esc(r.size.label)}</td>{cells}"
             f"<td{data_v(r.det)}>{fmt_pts(r.det)}</td>"
             f"<td{data_v(r.pass_k)}>{fmt_pts(r.pass_k)}</td>"
@@ -314,6 +321,16 @@ def detail_panel(board: Board, links: Links) -> str:
         '<div class="lb-scroll" tabindex="0" role="region" aria-label="detailed table">'
         f'<table class="lb-t lb-sort" data-lb-sort><thead><tr>{heads}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def last_changed_text(board: Board) -> str:
+    """When the board last changed, and what that date means (only dates its files record)."""
+    if board.last_changed is None:
+        return "last changed: not recorded (no row's file records when its run finished)"
+    return (
+        f"last changed {esc(date_text(board.last_changed))}: the newest day (UTC) a row's run finished or its "
+        "judged file was written"
     )
 
 
@@ -345,6 +362,7 @@ def leaderboard_html(board: Board, links: Links) -> str:
     )
     if board.flagged_rows:
         meta += f" · {board.flagged_rows} flagged ⚑ for settings that differ from the reference setting"
+    meta += f" · {last_changed_text(board)}"
     return (
         f'<div class="lb" data-lb><div class="lb-head">{chip(board, links)}'
         f'<span class="lb-meta">{meta}</span>'
@@ -495,6 +513,8 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
     coverage = "not judged" if row.judge_state == "fallback" else fmt_share(row.judge_coverage)
     facts = _facts(
         [
+            ("Run finished", esc(date_text(row.finished_at))),
+            *([("Judged", esc(date_text(row.judged_at)))] if row.judged_at else []),
             ("Run time", f"{fmt(row.run_time_min)} min"),
             ("Decode", f"{fmt(row.decode_tps)} tok/s"),
             ("Prefill", f"{fmt(row.prefill_tps)} tok/s"),
@@ -528,7 +548,7 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
         for s in row.settings
     )
     settings = (
-        f'{SCROLL}<table class="lb-t"><tbody>{set_rows}<tr><td>Result file</td><td><code>{esc(row.source_file)}'
+        f'{SCROLL}<table class="lb-t lb-kv"><tbody>{set_rows}<tr><td>Result file</td><td><code>{esc(row.source_file)}'
         f"</code></td></tr><tr><td>Judged file</td><td>{esc(row.judged_file or 'none')}</td></tr>"
         "</tbody></table></div>"
     )
@@ -549,7 +569,8 @@ def card_html(board: Board, row: Row, links: Links, heading_level: int = 2) -> s
         ),
     ]
     size = "" if sz.known else '<p class="lb-note">Not in models.yaml (or no size there): size shows "?".</p>'
-    size += f'{SCROLL}<table class="lb-t"><tbody>' + "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in size_rows)
+    size += f'{SCROLL}<table class="lb-t lb-kv"><tbody>'
+    size += "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in size_rows)
     size += "</tbody></table></div>"
     task_rows = []
     for t in row.tasks:

@@ -10,13 +10,15 @@ request's, and nothing of it runs.
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.core.errors import UserError
+from engine.publish.git_read import GitError, git_output
 
 GIT_TIMEOUT_S = 120
+# A pull request's list of paths and one base file: far below this; more is not a pull request to check.
+GIT_MAX_BYTES = 512 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -29,15 +31,9 @@ class Change:
 
 def _git(root: Path, *args: str) -> bytes:
     try:
-        done = subprocess.run(["git", "-c", "core.quotepath=off", *args], cwd=root, capture_output=True,
-                              timeout=GIT_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise UserError(f"git {args[0]} could not run in {root}: {exc}") from exc
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip()
-        raise UserError(f"git {' '.join(args[:2])} failed: {message}; fetch the base commit first "
-                        "(a checkout with its history: fetch-depth 0)")
-    return done.stdout
+        return git_output(root, *args, timeout_s=GIT_TIMEOUT_S, max_bytes=GIT_MAX_BYTES)
+    except GitError as exc:
+        raise UserError(f"{exc}; fetch the base commit first (a checkout with its history: fetch-depth 0)") from exc
 
 
 def changed_paths(base: str, root: Path) -> list[Change]:

@@ -1,5 +1,6 @@
 """English number words: ``three hundred sixty-nine``, ``thirty-four and a half``, ``twenty-seven point
-five``, ``three quarters``, and figures spoken in groups (``seventy-seven thirty-one`` is 7731).
+five``, ``three quarters``, dozens (``a dozen`` is 12, ``two dozen`` 24, ``half a dozen`` 6), and figures
+spoken in groups (``seventy-seven thirty-one`` is 7731).
 
 A run of number words is read into its readings, the usual one first: two spoken groups are also a price
 (``thirty-four fifty`` is 3450, or 34.50). The quantity reader (:mod:`engine.readers.quantity`) finds the
@@ -18,7 +19,8 @@ SMALL = {w: i for i, w in enumerate(
     "seventeen eighteen nineteen".split())}
 SMALL["nought"] = 0
 _TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+# A dozen is a scale like a thousand: "a dozen" 12, "two dozen" 24 ("half a dozen": see word_readings).
+_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _PARTS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4,
           "fourths": 4, "fifth": 5, "fifths": 5, "tenth": 10, "tenths": 10}
 _NUMBER_WORD = set(SMALL) | set(_TENS) | set(_SCALES)
@@ -83,6 +85,9 @@ def word_readings(words: list[str]) -> tuple[list[tuple[Decimal, int]], bool] | 
     sign = 1
     if words and words[0] in ("minus", "negative"):
         sign, words = -1, words[1:]
+    fraction_of = _fraction_of_scale(words)
+    if fraction_of is not None:
+        return [(sign * v, p) for v, p in fraction_of[0]], fraction_of[1]
     part: tuple[int, int] | None = None  # a fraction: (numerator, denominator)
     if words and words[-1] in _PARTS:
         before = words[:-1]
@@ -139,6 +144,29 @@ def word_readings(words: list[str]) -> tuple[list[tuple[Decimal, int]], bool] | 
     return [(sign * v, p) for v, p in readings], inexact
 
 
+def _fraction_of_scale(words: list[str]) -> tuple[list[tuple[Decimal, int]], bool] | None:
+    """A fraction of a scale: ``half a dozen`` (6), ``a half dozen``, ``a quarter million``; None when the
+    words are not one."""
+    head = words[1:] if words[:1] in (["a"], ["an"]) else words
+    if len(head) < 2 or head[0] not in _PARTS or head[0].endswith("s"):
+        return None
+    rest = head[2:] if head[1] in ("a", "an") else head[1:]
+    if not rest or rest[0] not in _SCALES:
+        return None
+    whole = word_readings(["a", *rest])
+    if whole is None:
+        return None
+    den = Decimal(_PARTS[head[0]])
+    readings = [(v / den, p) for v, p in whole[0]]
+    return readings, whole[1] or any((v * 10**6) % 1 != 0 for v, _ in readings)
+
+
+def _opens_fraction_of_scale(after: str, ahead: str) -> bool:
+    """Whether a fraction word followed by ``after`` and ``ahead`` opens a fraction of a scale ("half a
+    dozen", "half dozen")."""
+    return after in _SCALES or (after in ("a", "an") and ahead in _SCALES)
+
+
 @dataclass(frozen=True)
 class Run:
     start: int
@@ -156,9 +184,12 @@ def word_runs(text: str, taken: bytearray) -> list[Run]:
         after = tokens[i + 1][2] if i + 1 < len(tokens) else ""
         # "a" and "an" begin a number only before a scale or a fraction: "a hundred", "a half", not "a twelve".
         lead = after in _SCALES or after in _PARTS if w in ("a", "an") else after in _NUMBER_WORD
+        ahead = tokens[i + 2][2] if i + 2 < len(tokens) else ""
+        if w in _PARTS:  # a fraction opens a run only as a fraction of a scale: "half a dozen"
+            lead = _opens_fraction_of_scale(after, ahead)
         starts = w in _NUMBER_WORD or (
-            w in ("a", "an", "minus", "negative", "point") and lead
-            and _WORD_GAP.fullmatch(text[end:tokens[i + 1][0]]) is not None)
+            w in ("a", "an", "minus", "negative", "point") or w in _PARTS) and lead and (
+            _WORD_GAP.fullmatch(text[end:tokens[i + 1][0]]) is not None)
         if not starts or any(taken[start:end]):
             i += 1
             continue

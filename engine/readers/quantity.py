@@ -8,8 +8,8 @@ not ``38 km/h``, and ``thirty-four and a half`` is ``34.5``. What is read:
   thin or no-break space, ``1'234.50``; a sign (``-4.2``, ``−4.2``, ``minus 4.2``), fractions (``3/4``,
   ``34 1/2``, ``34½``);
 - number words: ``three hundred sixty-nine``, ``thirty-four and a half``, ``twenty-seven point five``,
-  ``three quarters``, and figures spoken in groups (``seventy-seven thirty-one`` is 7731, ``three
-  sixty-nine`` is 369);
+  ``three quarters``, ``a dozen`` (``half a dozen``, ``two dozen``), and figures spoken in groups
+  (``seventy-seven thirty-one`` is 7731, ``three sixty-nine`` is 369);
   (:mod:`engine.readers.number_words`);
 - units, before or after the number (:mod:`engine.readers.units`): temperatures (°C, °F, "degrees"), speeds
   (km/h, mph, m/s, knots), lengths, masses, durations, percentages and currencies, in symbols or words

@@ -351,10 +351,11 @@ _REVISION = re.compile(
 # Calling the answer wrong.
 _WRONG = re.compile(r"\b(?:wrong|incorrect|not\s+(?:right|correct)|mistake|error|doesn['’]?t\s+hold)\b",
                     re.IGNORECASE)
-# A possibility offered: a coordinator or modal word (or its adjective: "Alternative answer: 4471") right
-# before the value, or one after it.
+# A possibility offered: a coordinator or modal word (or its adjective on the answer: "Alternative answer:
+# 4471") right before the value, or one after it. The noun is no offer: "the best alternative is Valencia"
+# answers, after the first candidate was ruled out.
 _OFFER_BEFORE = re.compile(
-    r"\b(?:or|maybe|perhaps|possib(?:ly|le)|alternative(?:ly)?|otherwise|could\s+(?:also\s+)?be|might\s+"
+    r"\b(?:or|maybe|perhaps|possib(?:ly|le)|alternative(?:ly|\s+answer)|otherwise|could\s+(?:also\s+)?be|might\s+"
     r"(?:also\s+)?be|may\s+(?:also\s+)?be)\b[^\w]*(?:[\w'’-]+[^\w]+){0,2}$", re.IGNORECASE)
 _OFFER_AFTER = re.compile(r"^[^\w]*(?:(?:might|may|could)\s+(?:also\s+|still\s+)?be\s+(?:the|it|right|correct"
                           r"|an?\s+answer)\b|(?:is|would\s+be)\s+(?:also\s+)?possible\b)", re.IGNORECASE)

@@ -28,7 +28,7 @@ from engine.run.checkpoint import fingerprint
 from engine.run.machine import gather_machine
 from engine.run.request import RunRequest
 from engine.run.resume import read_previous, trials_to_keep
-from engine.run.resume_rule import check_resume
+from engine.run.resume_rule import check_model_file, check_resume
 from engine.run.sampling import Sampling, resolve_sampling
 from engine.run.sandbox_choice import SandboxChoice
 from engine.run.server_facts import check_server
@@ -167,10 +167,12 @@ async def make_plan(request: RunRequest, selection: Selection, sandbox: SandboxC
         stop_loops=request.stop_loops,
         early_stop=request.early_stop,
     )
+    model_file = embedded.model_file.name if embedded is not None else None
     if previous.header is not None:
         check_resume(previous.source, previous.header.settings, settings, previous.trials, runnable,
                      lambda: {t.id: t for t in load_bank(request.tasks_dir)})
-    header = CheckpointHeader(fingerprint=fingerprint(settings), settings=settings,
+        check_model_file(previous.source, previous.header.model_file, model_file)
+    header = CheckpointHeader(fingerprint=fingerprint(settings), settings=settings, model_file=model_file,
                               started_at=previous.header.started_at if previous.header else utc_now())
     return RunPlan(
         tasks=runnable,

@@ -41,8 +41,10 @@ def read_previous(output: Path, resume: bool) -> PreviousRun:
     header, trials = checkpoint.read()
     old = _old_result(output, needed=header is None)
     if header is None and old is not None:
+        ran = old.provenance.server.get("model_file")
         header = CheckpointHeader(fingerprint=fingerprint(old.settings), settings=old.settings,
-                                  started_at=old.provenance.started_at)
+                                  started_at=old.provenance.started_at,
+                                  model_file=str(ran)[:255] if ran is not None else None)
         trials = old.trials
     source = checkpoint.path if checkpoint.path.exists() else output
     return PreviousRun(header=header, trials=tuple(trials), duration_s=old.provenance.duration_s if old else 0.0,

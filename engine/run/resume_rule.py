@@ -110,3 +110,14 @@ def check_resume(source: Path, old: RunSettings, new: RunSettings, held: Sequenc
     if old.top_p is None:
         print(f"note: {source} does not record top_p (it was written before top_p was); resumed as "
               f"{servers.DEFAULT_TOP_P}, the default then", file=sys.stderr)
+
+
+def check_model_file(source: Path, ran: str | None, now: str | None) -> None:
+    """Refuse to resume an attempt that ran another model file on the embedded server (``ran``: the earlier
+    attempt's, from its checkpoint header or its result file; ``now``: this run's), so that trials of a Q4 and
+    a Q8 file never share one result. Either unknown (a server of one's own, an older checkpoint): allowed."""
+    if ran is not None and now is not None and ran != now:
+        raise UserError(f"{source} was made with the model file {ran[:200]!r}, and this run would use {now[:200]!r}; "
+                        "trials of two model files cannot share one result: give the new file its own --output (a "
+                        "sweep: a new configuration name), or --no-resume to start over (the old files are kept "
+                        "as .bak)")

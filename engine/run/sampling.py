@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine.core.errors import UserError
+from engine.core.models_file import CardSampling, ModelEntry, default_models_path, load_models
 from engine.model import servers
 from engine.run.request import RunRequest
 
@@ -32,6 +33,17 @@ class Sampling:
     def extra_fields(self) -> dict[str, Any]:
         """The request fields that replace the server kind's neutral ones (``servers.sampler_fields``)."""
         return {k: v for k, v in (("top_k", self.top_k), ("min_p", self.min_p)) if v is not None}
+
+
+def card_sampling_of(model: str, embedded: ModelEntry | None = None) -> CardSampling | None:
+    """The card sampling of the model's models.yaml row (the embedded entry's, or the row of the same name
+    for a server of one's own); None where there is no row or no sampling in it. ``sllmb run`` and a sweep
+    configuration both look the card up here."""
+    if embedded is not None:
+        return embedded.sampling
+    path = default_models_path()
+    entry = load_models(path).find(model) if path.is_file() else None
+    return entry.sampling if entry is not None else None
 
 
 def resolve_sampling(request: RunRequest) -> Sampling:

@@ -1,10 +1,11 @@
-"""Running a sweep: each configuration of the plan as one run (request -> plan -> runner, as ``sllmb run``),
-one after the other, each into its own result file under the plan's output folder.
+"""Running a sweep or a fleet: each job (a sweep plan's configuration, a fleet list's model) as one run
+(request -> plan -> runner, as ``sllmb run``), one after the other, each into its own result file under the
+plan's output folder.
 
-Each run resumes as ``run`` does; a configuration whose result file is finished (every selected task has its
-trials, at the settings the plan asks for, and no checkpoint is left) is not run again, and its server is not
-even started. The first configuration to fail stops the sweep with its name; the files already written stay,
-and issuing the same command again carries on from there.
+Each run resumes as ``run`` does; a job whose result file is finished (every selected task has its trials, at
+the settings the job asks for, and no checkpoint is left) is not run again, and its server is not even
+started. The first job to fail stops the rest with its name; the files already written stay, and issuing the
+same command again carries on from there.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.core.errors import UserError
-from engine.core.models_file import ModelEntry, load_models
+from engine.core.models_file import CardSampling, ModelEntry, load_models
 from engine.core.outputlock import output_lock
 from engine.core.results import load_run_file
 from engine.episodes import MODULE_NAMES
@@ -26,35 +28,59 @@ from engine.model.requestlimits import RequestLimits
 from engine.run.checkpoint import checkpoint_path
 from engine.run.plan import Selection, select_tasks
 from engine.run.request import RunRequest
-from engine.run.resume_rule import MUST_MATCH, stands
+from engine.run.resume import read_previous
+from engine.run.resume_rule import MUST_MATCH, check_model_file, stands
 from engine.run.runner import run_benchmark
-from engine.run.sampling import resolve_sampling
-from engine.run.sweep_plan import Configuration, SweepPlan
+from engine.run.sampling import card_sampling_of, resolve_sampling
+from engine.run.sweep_plan import RunTarget, Shared, SweepPlan
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run of a sweep or a fleet: the shared selection, the model, its server and sampler, its file."""
+
+    name: str  # the configuration's or the model's name, as --only takes it
+    label: str  # how messages name it: "configuration 'q4'", "model 'qwen3-8b'"
+    model: str  # the plan's model (a fleet's: the model itself)
+    target: RunTarget
+    output: Path  # the result file
+    shared: Shared
 
 
 @dataclass(frozen=True)
 class SweepRun:
-    configuration: Configuration
+    job: Job
     output: Path
     reused: bool  # True: the finished result file was kept as it was
 
 
-def result_file(plan: SweepPlan, config: Configuration) -> Path:
+def sweep_jobs(plan: SweepPlan) -> list[Job]:
+    """The plan's configurations, in its order, each into ``<output>/<name>_raw_results.json``."""
     assert plan.output is not None  # load_plan fills it
-    return plan.output / f"{config.name}_raw_results.json"
+    return [Job(c.name, f"configuration '{c.name}'", plan.model, c, plan.output / f"{c.name}_raw_results.json",
+                plan) for c in plan.configurations]
 
 
-def request_for(plan: SweepPlan, config: Configuration, *, api_key: str | None, warm_up: bool,
-                show_progress: bool, limits: RequestLimits | None = None) -> RunRequest:
-    """The run one configuration asks for: the plan's selection, trials and seed, its own server and sampler."""
-    model = config.served_model or (config.embedded.model if config.embedded and config.embedded.model else None)
+def _card(job: Job, model: str) -> CardSampling | None:
+    """The card sampling a job run under ``model`` takes: its models.yaml row's, as ``sllmb run`` looks it up,
+    else the plan's model's (a server's own name for the model, served_model, has no row)."""
+    return card_sampling_of(model) or (card_sampling_of(job.model) if model != job.model else None)
+
+
+def request_for(job: Job, *, api_key: str | None, warm_up: bool, show_progress: bool,
+                limits: RequestLimits | None = None) -> RunRequest:
+    """The run one job asks for: the shared selection, trials and seed, its own server and sampler (the
+    sampling resolved as ``run`` resolves it: ``sampling.resolve_sampling``)."""
+    t, shared = job.target, job.shared
+    model = t.served_model or (t.embedded.model if t.embedded and t.embedded.model else None) or job.model
     return RunRequest(
-        model=model or plan.model, endpoint=config.endpoint, api_key=api_key if config.endpoint else None,
-        output=result_file(plan, config), trials=plan.trials, profile=plan.profile,
-        modules=tuple(plan.modules) if plan.modules else None, pattern=plan.filter, tasks_dir=plan.tasks_dir,
-        seed=plan.seed, temperature=config.temperature, top_p=config.top_p, top_k=config.top_k,
-        min_p=config.min_p, thinking=config.thinking,
-        max_tokens=config.max_tokens, warm_up=warm_up, show_progress=show_progress, limits=limits,
+        model=model, sampling=t.sampling, card_sampling=_card(job, model), endpoint=t.endpoint,
+        api_key=api_key if t.endpoint else None,
+        output=job.output, trials=shared.trials, profile=shared.profile,
+        modules=tuple(shared.modules) if shared.modules else None, pattern=shared.filter,
+        tasks_dir=shared.tasks_dir, seed=shared.seed, temperature=t.temperature, top_p=t.top_p, top_k=t.top_k,
+        min_p=t.min_p, thinking=t.thinking,
+        max_tokens=t.max_tokens, warm_up=warm_up, show_progress=show_progress, limits=limits,
     )
 
 
@@ -79,40 +105,42 @@ def finished(request: RunRequest, selection: Selection) -> bool:
     return all(held[t] == request.trials for t in tasks)
 
 
-def own_file(config: Configuration) -> Path | None:
-    """The configuration's GGUF file of the user's own, checked (``gguf_file.checked_gguf``); None: none given."""
-    if config.embedded is None or config.embedded.gguf is None:
+def own_file(job: Job) -> Path | None:
+    """The job's GGUF file of the user's own, checked (``gguf_file.checked_gguf``); None: none given."""
+    embedded = job.target.embedded
+    if embedded is None or embedded.gguf is None:
         return None
-    return checked_gguf(config.embedded.gguf, f"configuration '{config.name}': embedded.gguf")
+    return checked_gguf(embedded.gguf, f"{job.label}: embedded.gguf")
 
 
-def _embedded_entry(plan: SweepPlan, config: Configuration) -> ModelEntry:
+def _embedded_entry(job: Job) -> ModelEntry:
     """The models.yaml row the embedded server runs (for a GGUF of the user's own, the row of its name if any:
-    ``gguf_file.entry_for_file``), with the configuration's KV-cache type added to its server options."""
-    name = (config.embedded.model if config.embedded else None) or plan.model
+    ``gguf_file.entry_for_file``), with the job's KV-cache type added to its server options."""
+    config = job.target
+    name = (config.embedded.model if config.embedded else None) or job.model
     if config.embedded is not None and config.embedded.gguf is not None:
         entry = entry_for_file(name)
     else:
         entry = load_models().find(name)
         if entry is None or entry.gguf is None:
             raise UserError(f"model '{name}' has no GGUF in models.yaml, so the embedded server cannot run it; give "
-                            "the configuration an endpoint of your own server, embedded.gguf a model file of your "
+                            "it an endpoint of your own server, embedded.gguf a model file of your "
                             "own, or embedded.model a row with a gguf")
     kv = config.embedded.kv_cache_type if config.embedded else None
     extra = [f"cache_type_k={kv}", f"cache_type_v={kv}"] if kv else []
     return entry.model_copy(update={"server_args": [*entry.server_args, *extra]})
 
 
-def run_configuration(plan: SweepPlan, config: Configuration, request: RunRequest, selection: Selection) -> None:
+def run_job(job: Job, request: RunRequest, selection: Selection) -> None:
     with contextlib.ExitStack() as stack:
         embedded = None
-        if config.endpoint is None:
-            entry = _embedded_entry(plan, config)
-            options = config.embedded
+        if job.target.endpoint is None:
+            entry = _embedded_entry(job)
+            options = job.target.embedded
             layout = choose_layout(entry, needed_context=selection.required_context,
                                    context=options.context if options else None,
                                    slots=options.slots if options else None)
-            model_file = own_file(config)
+            model_file = own_file(job)
             what = f"{model_file.name} as {entry.name}" if model_file is not None else entry.name
             print(f"  starting the embedded llama.cpp server with {what}: {layout.slots} slot(s) of "
                   f"{layout.context_per_slot} tokens", file=sys.stderr)
@@ -121,79 +149,81 @@ def run_configuration(plan: SweepPlan, config: Configuration, request: RunReques
         run_benchmark(request, tasks=selection, embedded=embedded)
 
 
-def same_file(config: Configuration, output: Path) -> None:
-    """A GGUF of the user's own is named in the result file only by its file name (``provenance.server``), and
-    the resume rule reads the settings alone: a configuration whose earlier result ran another file is refused,
-    so that trials of two files never share one result."""
-    if config.embedded is None or config.embedded.gguf is None or not output.is_file():
+def same_file(job: Job, output: Path) -> None:
+    """A job with a GGUF of the user's own whose earlier attempt (its checkpoint, else its finished result
+    file) ran another file is refused before any server starts, by the run's own rule
+    (``resume_rule.check_model_file``), which the run applies again once its server is up."""
+    config = job.target
+    if config.embedded is None or config.embedded.gguf is None:
         return
     try:
-        ran = load_run_file(output, MODULE_NAMES).provenance.server.get("model_file")
+        previous = read_previous(output, resume=True)
     except UserError:
         return  # the run reads it again and names what is wrong
-    if ran is not None and ran != config.embedded.gguf.name:
-        raise UserError(f"configuration '{config.name}': {output} holds a run of {str(ran)[:200]!r}, and the plan "
-                        f"now names {config.embedded.gguf.name!r}; give the configuration a new name, or move the "
-                        "old result file away to run the new file from scratch")
+    if previous.header is not None:
+        try:
+            check_model_file(previous.source, previous.header.model_file, config.embedded.gguf.name)
+        except UserError as exc:
+            raise UserError(f"{job.label}: {exc}") from exc
 
 
-def chosen(plan: SweepPlan, only: list[str] | None) -> list[Configuration]:
-    """The plan's configurations named in ``only`` (all when None), in the plan's order; an unknown name is a
-    ``UserError`` listing the plan's names."""
+def chosen(jobs: Sequence[Job], only: list[str] | None, what: str) -> list[Job]:
+    """The jobs named in ``only`` (all when None), in their order; an unknown name is a ``UserError`` listing
+    the names ``what`` (the plan, the fleet list) has."""
     if only is None:
-        return list(plan.configurations)
-    names = {c.name for c in plan.configurations}
+        return list(jobs)
+    names = {j.name for j in jobs}
     unknown = [n for n in only if n not in names]
     if unknown:
-        raise UserError(f"--only {', '.join(unknown)}: not a configuration of the plan; it has "
-                        f"{', '.join(c.name for c in plan.configurations)}")
-    return [c for c in plan.configurations if c.name in only]
+        raise UserError(f"--only {', '.join(unknown)}: not in the {what}; it has {', '.join(j.name for j in jobs)}")
+    return [j for j in jobs if j.name in only]
 
 
-def run_sweep(plan: SweepPlan, *, api_key: str | None, warm_up: bool = True, show_progress: bool = True,
-              only: list[str] | None = None, limits: RequestLimits | None = None) -> list[SweepRun]:
-    """Every configuration (or those ``only`` names), in the plan's order; raises ``UserError`` naming the
-    configuration that failed."""
+def run_jobs(jobs: Sequence[Job], *, api_key: str | None, warm_up: bool = True, show_progress: bool = True,
+             limits: RequestLimits | None = None) -> list[SweepRun]:
+    """Every job, in order; raises ``UserError`` naming the job that failed."""
     runs = []
-    for config in chosen(plan, only):
-        request = request_for(plan, config, api_key=api_key, warm_up=warm_up, show_progress=show_progress,
-                              limits=limits)
-        selection = Selection.of(select_tasks(request))
-        same_file(config, request.output)
-        runs.append((config, request, selection, finished(request, selection)))
-    for config, _, _, done_already in runs:
-        if not done_already:
-            own_file(config)  # every model file checked before the first server starts, not hours into a sweep
-    done = []
-    for config, request, selection, done_already in runs:
-        if done_already:
-            print(f"{config.name}: {request.output} is finished; not run again", file=sys.stderr)
-            done.append(SweepRun(config, request.output, reused=True))
-            continue
-        print(f"{config.name}: running into {request.output}", file=sys.stderr)
+    for job in jobs:
+        request = request_for(job, api_key=api_key, warm_up=warm_up, show_progress=show_progress, limits=limits)
         try:
-            run_configuration(plan, config, request, selection)
+            resolve_sampling(request)  # a job asking for a card its row lacks: refused before any run
         except UserError as exc:
-            kept = ", ".join(d.configuration.name for d in done) or "none"
-            raise UserError(f"configuration '{config.name}': {exc}. Finished configurations are kept ({kept}); "
-                            "issue the same command again to carry on") from exc
-        done.append(SweepRun(config, request.output, reused=False))
+            raise UserError(f"{job.label}: {exc}") from exc
+        selection = Selection.of(select_tasks(request))
+        same_file(job, request.output)
+        runs.append((job, request, selection, finished(request, selection)))
+    for job, _, _, done_already in runs:
+        if not done_already:
+            own_file(job)  # every model file checked before the first server starts, not hours into a sweep
+    done: list[SweepRun] = []
+    for job, request, selection, done_already in runs:
+        if done_already:
+            print(f"{job.name}: {request.output} is finished; not run again", file=sys.stderr)
+            done.append(SweepRun(job, request.output, reused=True))
+            continue
+        print(f"{job.name}: running into {request.output}", file=sys.stderr)
+        try:
+            run_job(job, request, selection)
+        except UserError as exc:
+            kept = ", ".join(d.job.name for d in done) or "none"
+            raise UserError(f"{job.label}: {exc}. Finished ones are kept ({kept}); issue the same command again "
+                            "to carry on") from exc
+        done.append(SweepRun(job, request.output, reused=False))
     return done
 
 
-def collected(plan: SweepPlan) -> list[SweepRun]:
-    """Every configuration's result file as it stands, running nothing (the fleet workflow's last job, after
-    each job ran one configuration): a missing or unfinished file is a ``UserError`` naming the configuration,
-    the file and the fix."""
+def collected(jobs: Sequence[Job], command: str) -> list[SweepRun]:
+    """Every job's result file as it stands, running nothing (the fleet workflow's last job, after each job
+    ran one): a missing or unfinished file is a ``UserError`` naming the job, the file and the fix
+    (``command``, e.g. ``sllmb sweep PLAN``, with ``--only NAME`` runs it)."""
     done = []
-    for config in plan.configurations:
-        request = request_for(plan, config, api_key=None, warm_up=False, show_progress=False)
+    for job in jobs:
+        request = request_for(job, api_key=None, warm_up=False, show_progress=False)
         if not request.output.is_file():
-            raise UserError(f"configuration '{config.name}': {request.output} is missing; run it "
-                            f"(sllmb sweep PLAN --only {config.name}) or see why its job left no result file")
+            raise UserError(f"{job.label}: {request.output} is missing; run it ({command} --only {job.name}) or "
+                            "see why its job left no result file")
         if not finished(request, Selection.of(select_tasks(request))):
-            raise UserError(f"configuration '{config.name}': {request.output} is not finished at the settings the "
-                            f"plan asks for; run it again (sllmb sweep PLAN --only {config.name}), which resumes "
-                            "it or says what differs")
-        done.append(SweepRun(config, request.output, reused=True))
+            raise UserError(f"{job.label}: {request.output} is not finished at the settings asked for; run it "
+                            f"again ({command} --only {job.name}), which resumes it or says what differs")
+        done.append(SweepRun(job, request.output, reused=True))
     return done

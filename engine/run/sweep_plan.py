@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import AfterValidator, Field, ValidationError, field_validator, model_validator
 
@@ -60,13 +60,19 @@ class EmbeddedServer(Strict):
     kv_cache_type: KvCacheType | None = None
 
 
-class Configuration(Strict):
-    name: ConfigName
+class RunTarget(Strict):
+    """What one run of a sweep or a fleet runs against and how it samples: a sweep's configuration or a fleet's
+    model, less the name each gives it."""
+
     # Your own server: its /v1 address, and the name it serves the model under (default: the plan's model).
     endpoint: Annotated[str, AfterValidator(_endpoint)] | None = None
     served_model: ModelName | None = None
     # The embedded server; a configuration with neither this nor an endpoint runs the embedded default.
     embedded: EmbeddedServer | None = None
+    # Which sampling, as ``sllmb run --sampling`` takes it: "card" the models.yaml row's (the row of the name the
+    # configuration runs under, else the plan's model's), "bench" the bench's fixed one; unset: what run does,
+    # the card's where the row has one, else the bench's (``engine.run.sampling``).
+    sampling: Literal["card", "bench"] | None = None
     # The sampler and the reply budget, as ``sllmb run`` takes them; unset: run's defaults.
     temperature: float | None = Field(default=None, ge=0.0, le=2.0)
     top_p: float | None = Field(default=None, gt=0.0, le=1.0)
@@ -85,25 +91,40 @@ class Configuration(Strict):
             raise ValueError("give either endpoint (your server) or embedded (the bench's), not both")
         if self.served_model is not None and self.endpoint is None:
             raise ValueError("served_model names the model on your endpoint; give endpoint too, or remove it")
+        by_hand = [k for k in ("temperature", "top_p", "top_k", "min_p") if getattr(self, k) is not None]
+        if self.sampling is not None and by_hand:
+            # As run refuses --sampling with --temperature: it would be unclear which wins.
+            raise ValueError(f"sampling: {self.sampling} and {', '.join(by_hand)} both choose the sampling; give "
+                             "one of them (values of your own run in custom mode)")
         return self
 
 
-class SweepPlan(Strict):
+class Configuration(RunTarget):
+    name: ConfigName
+
+
+class Shared(Strict):
+    """What every run of a sweep plan or a fleet list shares: the selection, trials and seed, where the result
+    files go and the fleet workflow's runners."""
+
     schema_version: Literal[1] = 1
-    # The one model every configuration runs (the result files' model name unless served_model says another).
-    model: ModelName
-    # What every configuration runs, the same for all: the paired test compares tasks on the same seeds.
+    # What every run runs, the same for all: the paired test compares tasks on the same seeds.
     profile: Literal["full", "fast"] = "fast"
     modules: list[str] | None = None
     filter: str | None = Field(default=None, max_length=200)
     tasks_dir: Path | None = None
     trials: int = Field(default=3, ge=1, le=1000)
     seed: int = Field(default=0, ge=-1, le=2**31 - 1)  # the base seed, offset by the trial; -1 sends none
-    # Where the result files and the report go; relative paths are read from the plan's folder.
+    # Where the result files (and a sweep's report) go; relative paths are read from the file's folder.
     output: Path | None = None
     # The labels of the runners the fleet workflow (.github/workflows/sweep-fleet.yml) runs each configuration
-    # on, e.g. [self-hosted, gpu]; a configuration's own runs_on replaces it. Ignored by ``sllmb sweep``.
+    # or model on, e.g. [self-hosted, gpu]; one's own runs_on replaces it. Ignored outside the workflow.
     runs_on: RunnerLabels = Field(default_factory=lambda: ["self-hosted"])
+
+
+class SweepPlan(Shared):
+    # The one model every configuration runs (the result files' model name unless served_model says another).
+    model: ModelName
     # The first is the baseline every other is compared with.
     configurations: list[Configuration] = Field(min_length=2, max_length=MAX_CONFIGURATIONS)
 
@@ -117,29 +138,39 @@ class SweepPlan(Strict):
         return configs
 
 
-def _gguf_from(here: Path, config: Configuration) -> Configuration:
-    """The configuration with its GGUF path read from the plan's folder ``here``."""
+T = TypeVar("T", bound=RunTarget)
+S = TypeVar("S", bound=Shared)
+
+
+def gguf_from(here: Path, config: T) -> T:
+    """The configuration (or fleet model) with its GGUF path read from the plan's folder ``here``."""
     embedded = config.embedded
     if embedded is None or embedded.gguf is None or embedded.gguf.is_absolute():
         return config
     return config.model_copy(update={"embedded": embedded.model_copy(update={"gguf": here / embedded.gguf})})
 
 
-def load_plan(path: Path) -> SweepPlan:
-    """The plan in ``path``, with its relative paths made relative to its folder; a missing, oversized or
-    invalid file is a ``UserError`` naming the file, the field and the fix."""
+def read_shared(path: Path, cls: type[S], what: str, default_folder: str) -> S:
+    """The ``what`` in ``path`` (a sweep plan, a fleet list), with its relative paths made relative to its
+    folder (the output's default ``<default_folder>/<file stem>``); a missing, oversized or invalid file is a
+    ``UserError`` naming the file, the field and the fix."""
     if path.is_file() and path.stat().st_size > MAX_PLAN_BYTES:
-        raise UserError(f"{path}: {path.stat().st_size} bytes is not a sweep plan (at most {MAX_PLAN_BYTES})")
-    raw = read_mapping(path, "sweep plan")
+        raise UserError(f"{path}: {path.stat().st_size} bytes is not a {what} (at most {MAX_PLAN_BYTES})")
+    raw = read_mapping(path, what)
     try:
-        plan = SweepPlan.model_validate(raw)
+        doc = cls.model_validate(raw)
     except ValidationError as exc:
-        raise UserError(invalid_file_message(path, "sweep plan", exc.errors())) from exc
+        raise UserError(invalid_file_message(path, what, exc.errors())) from exc
     here = path.resolve().parent
-    output = plan.output if plan.output is not None else Path("sweeps") / path.stem
-    configurations = [_gguf_from(here, c) for c in plan.configurations]
-    return plan.model_copy(update={
+    output = doc.output if doc.output is not None else Path(default_folder) / path.stem
+    return doc.model_copy(update={
         "output": output if output.is_absolute() else here / output,
-        "tasks_dir": None if plan.tasks_dir is None or plan.tasks_dir.is_absolute() else here / plan.tasks_dir,
-        "configurations": configurations,
+        "tasks_dir": None if doc.tasks_dir is None or doc.tasks_dir.is_absolute() else here / doc.tasks_dir,
     })
+
+
+def load_plan(path: Path) -> SweepPlan:
+    """The sweep plan in ``path`` (``read_shared``), each GGUF path read from the plan's folder."""
+    plan = read_shared(path, SweepPlan, "sweep plan", "sweeps")
+    here = path.resolve().parent
+    return plan.model_copy(update={"configurations": [gguf_from(here, c) for c in plan.configurations]})

@@ -121,6 +121,18 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def _settles_on(text: str, start: int, end: int, find: Callable[[str], list[Mention]]) -> Mention | None:
+    """The candidate the first clause opened by a concluding connective in ``text[start:end]`` settles on
+    ("..., so I recommend Seville"): the first candidate after the connective, in the rest of the sentence,
+    that is not set aside; where it stands in ``text``."""
+    for marker in _CONCLUDES.finditer(text, start, end):
+        clause = text[marker.end():end]
+        kept = [m for m, role in roles(clause, find(clause)) if role != "set aside"]
+        if kept:
+            return Mention(marker.end() + kept[0].start, marker.end() + kept[0].end, kept[0].key)
+    return None
+
+
 def _conclusions(text: str, since: int, sentences: Sequence[tuple[int, int]],
                  find: Callable[[str], list[Mention]]) -> list[tuple[str, str]]:
     """The candidates that clauses opened by a concluding connective after ``since`` settle on ("..., so I'd
@@ -129,12 +141,9 @@ def _conclusions(text: str, since: int, sentences: Sequence[tuple[int, int]],
     for start, end in sentences:
         if end <= since:
             continue
-        for marker in _CONCLUDES.finditer(text, max(start, since), end):
-            clause = text[marker.end():end]
-            kept = [m for m, role in roles(clause, find(clause)) if role != "set aside"]
-            if kept:
-                out.append((str(kept[0].key), text[start:end]))
-                break
+        settled = _settles_on(text, max(start, since), end, find)
+        if settled is not None:
+            out.append((str(settled.key), text[start:end]))
     return out
 
 
@@ -162,10 +171,20 @@ def read_pick(text: str, pick: Pick, seed: WorldState | None = None) -> Picked:
     find = _finder(candidates(pick, seed))
     plain = _norm(text)
     sentences = _sentences(plain)
+    ranked_only: str | None = None  # the first sentence that offers a candidate only in second place
     for n, (start, end) in enumerate(sentences):
         sentence = plain[start:end]
         offered = _offered(sentence, find)
         if not offered:
+            # A sentence that opens with words of its own ("Based on the weather, the warmest is Seville, so I
+            # recommend Seville") offers its candidates in asides; a conclusion in it still settles on one.
+            settled = _settles_on(plain, start, end, find)
+            if settled is None:
+                continue
+            offered = [Mention(settled.start - start, settled.end - start, settled.key)]
+        elif len(offered) == 1 and _second_place(sentence, str(offered[0].key), find):
+            # "Valencia would be a good second choice" presupposes a pick made elsewhere: it is none.
+            ranked_only = ranked_only or sentence
             continue
         chosen = str(offered[0].key)
         if len(offered) > 1:
@@ -207,5 +226,8 @@ def read_pick(text: str, pick: Pick, seed: WorldState | None = None) -> Picked:
             return Picked(True, unsure=f"picks {chosen!r} first and names {pick.answer!r} later without a "
                                        f"revision ({later[0][:80]!r}); read as the working, then the answer")
         return Picked(False, f"picks {chosen!r}, not {pick.answer!r}: {sentence[:80]!r}")
+    if ranked_only is not None:
+        return Picked(False, f"names a candidate only in second place, below a pick it does not state: "
+                             f"{ranked_only[:80]!r}")
     return Picked(True, unsure=f"offers none of the candidates as its pick ({pick.answer!r} read from a mention "
                                "check)")

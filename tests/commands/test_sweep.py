@@ -128,8 +128,47 @@ def test_a_configuration_whose_result_ran_another_gguf_is_refused_not_mixed(tmp_
     ])
     assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "configuration 'hot'" in err and "'q4.gguf'" in err and "'q8.gguf'" in err and "new name" in err
+    assert "configuration 'hot'" in err and "'q4.gguf'" in err and "'q8.gguf'" in err
+    assert "new configuration name" in err
     assert hot.read_bytes() == before
+
+
+def test_a_partial_checkpoint_of_another_gguf_is_refused_not_resumed(tmp_path: Path, capsys) -> None:
+    from engine.core.schema import CheckpointHeader
+    from engine.run.checkpoint import checkpoint_path
+
+    with ScriptedServer(_responder) as srv:
+        plan = _plan(tmp_path, srv.url)
+        assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 0
+    # "hot" interrupted while running q4.gguf: its checkpoint's header records the file, and no result is left.
+    hot = tmp_path / "out" / "hot_raw_results.json"
+    run = load_run_file(hot)
+    partial = checkpoint_path(hot)
+    header = CheckpointHeader(fingerprint="f", settings=run.settings, started_at="t", model_file="q4.gguf")
+    partial.write_text(header.model_dump_json() + "\n" + "".join(t.model_dump_json() + "\n" for t in run.trials[:1]),
+                       encoding="utf-8")
+    hot.unlink()
+    before = partial.read_bytes()
+    (tmp_path / "q8.gguf").write_bytes(b"not read: refused first")
+    plan = _plan(tmp_path, "http://127.0.0.1:9/v1", configurations=[
+        {"name": "cold", "endpoint": "http://127.0.0.1:9/v1", "temperature": 0.0},
+        {"name": "hot", "embedded": {"gguf": "q8.gguf"}, "temperature": 1.0, "top_p": 0.9},
+    ])
+    assert main(["sweep", str(plan), "--no-warm-up", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"configuration 'hot': {partial} was made with the model file 'q4.gguf'" in err and "'q8.gguf'" in err
+    assert partial.read_bytes() == before and not hot.exists()
+
+
+def test_the_runs_checkpoint_header_records_the_model_file_and_the_resume_rule_holds_it(tmp_path: Path) -> None:
+    from engine.core.errors import UserError
+    from engine.run.resume_rule import check_model_file
+
+    with pytest.raises(UserError, match="was made with the model file 'a.gguf', and this run would use 'b.gguf'"):
+        check_model_file(tmp_path / "r.partial.jsonl", "a.gguf", "b.gguf")
+    check_model_file(tmp_path / "r.partial.jsonl", None, "b.gguf")  # an older checkpoint, or an endpoint
+    check_model_file(tmp_path / "r.partial.jsonl", "a.gguf", None)
+    check_model_file(tmp_path / "r.partial.jsonl", "a.gguf", "a.gguf")
 
 
 def test_a_finished_configuration_is_not_run_again(tmp_path: Path, capsys) -> None:
@@ -189,6 +228,10 @@ def test_a_server_that_is_down_stops_the_sweep_and_keeps_what_finished(tmp_path:
      "configurations.0.embedded.kv_cache_type", "q8_0"),
     ({"configurations": [{"name": "../x"}, {"name": "b"}]}, "configurations.0.name", "pattern"),
     ({"trials": 0}, "trials", "greater than or equal to 1"),
+    ({"configurations": [{"name": "a", "sampling": "card", "temperature": 0.2, "top_p": 0.9}, {"name": "b"}]},
+     "configurations.0", "sampling: card and temperature, top_p both choose the sampling; give one of them"),
+    ({"configurations": [{"name": "a", "sampling": "greedy"}, {"name": "b"}]}, "configurations.0.sampling",
+     "'card' or 'bench'"),
 ])
 def test_a_bad_plan_names_the_file_the_field_and_the_fix(tmp_path: Path, capsys, change, field, fix) -> None:
     plan = _plan(tmp_path, "http://127.0.0.1:1/v1", **change)
@@ -223,9 +266,9 @@ def test_the_matrix_is_one_job_per_configuration_on_the_plans_runners(tmp_path: 
     assert out.count("\n") == 1, "the workflow appends one line to $GITHUB_OUTPUT"
     assert json.loads(out) == {
         "matrix": {"include": [
-            {"name": "q4", "runs_on": ["self-hosted", "gpu"], "result": "out/q4_raw_results.json"},
-            {"name": "q8", "runs_on": ["self-hosted", "gpu-48g"], "result": "out/q8_raw_results.json"},
-            {"name": "embedded.q8kv", "runs_on": ["self-hosted", "gpu"],
+            {"name": "q4", "key": "q4", "runs_on": ["self-hosted", "gpu"], "result": "out/q4_raw_results.json"},
+            {"name": "q8", "key": "q8", "runs_on": ["self-hosted", "gpu-48g"], "result": "out/q8_raw_results.json"},
+            {"name": "embedded.q8kv", "key": "embedded.q8kv", "runs_on": ["self-hosted", "gpu"],
              "result": "out/embedded.q8kv_raw_results.json"},
         ]},
         "output": "out",
@@ -305,7 +348,7 @@ def test_a_collected_file_that_does_not_re_derive_fails_the_collecting_job(tmp_p
 def test_an_unknown_only_name_and_mixed_modes_are_refused(tmp_path: Path, capsys) -> None:
     plan = _plan(tmp_path, "http://127.0.0.1:1/v1")
     assert main(["sweep", str(plan), "--only", "warm"]) == 2
-    assert "--only warm: not a configuration of the plan; it has cold, hot" in capsys.readouterr().err
+    assert "--only warm: not in the sweep plan; it has cold, hot" in capsys.readouterr().err
     assert main(["sweep", str(plan), "--rederive"]) == 2
     assert "go with --report-only" in capsys.readouterr().err
     assert main(["sweep", str(plan), "--matrix", "--report-only"]) == 2

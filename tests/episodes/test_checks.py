@@ -272,6 +272,24 @@ def test_contains_and_not_contains():
     assert not ok("Cake", check="not_contains", any=["cake"], case_sensitive=False)
 
 
+def test_contains_reads_compatibility_forms_and_the_accepted_forms_of_an_answer():
+    gas = {"check": "contains", "all": [["carbon dioxide", "CO2"]], "case_sensitive": False}
+    # A subscript digit is the digit (NFKC), in either case; the name itself holds too.
+    assert ok("PLANTS TAKE IN **CO₂** FROM THE AIR.", **gas)
+    assert ok("Plants take in co2.", **gas) and ok("Plants take in Carbon Dioxide.", **gas)
+    # Another gas, or carbon monoxide's formula, is none of the accepted forms.
+    assert run("Plants take in oxygen.", **gas) == (False, 'missing ["carbon dioxide"]')
+    assert not ok("PLANTS TAKE IN CO FROM THE AIR.", **gas)
+    assert not ok("Plants take in carbon monoxide.", **gas)
+    # Each entry must hold: a string entry beside a list of forms.
+    assert not ok("CO₂", check="contains", all=[["carbon dioxide", "CO2"], "air"], case_sensitive=False)
+    # Full-width characters read as their ASCII forms, case-sensitive too; a no-break space is a space.
+    assert ok("Ｎｅｘｔ?", check="contains", all=["Next?"])
+    assert not ok("40\u00a0%", check="not_contains", any=["40 %"])
+    with pytest.raises(ValueError):
+        run("x", check="contains", all=[[]])
+
+
 @pytest.mark.parametrize(("reply", "held"), [
     ("At sea level, water boils at one hundred degrees Celsius.", True),
     ("WATER BOILS AT 100 DEGREES.", True),  # the unit the question named, left implicit

@@ -137,6 +137,8 @@ SET_PADDING = SET_SOURCE.replace(
     '        result[key.strip()] = value.strip() + pad\n',
 )
 SET_PARTITION = SET_SOURCE.replace('key, value = part.split("=")', 'key, _, value = part.partition("=")')
+# Strips an inline comment at any "#", so "color=#fff" loses its value: only a part starting with "#" is one.
+SET_INLINE_HASH = SET_GOLD.replace('part = part.strip()\n', 'part = part.split("#", 1)[0].strip()\n')
 
 GOLD = {
     "code_split_bill": SPLIT_GOLD,
@@ -158,6 +160,7 @@ WRONG = [
     ("code_page_slice", PAGE_NO_EMPTY_PAGE, "regression"),
     ("code_settings_parser", SET_PADDING, "hidden"),
     ("code_settings_parser", SET_PARTITION, "regression"),
+    ("code_settings_parser", SET_INLINE_HASH, "regression"),
 ]
 
 

@@ -212,6 +212,17 @@ def test_a_rule_suspended_for_one_turn_comes_back():
     assert "t3.all_caps" in keys and "t4.all_caps" not in keys and "t4.normal_case" in keys
 
 
+def test_the_gas_is_named_by_its_name_or_its_formula():
+    replies = list(GOLD["mti_scoped_rules"])
+    replies[2] = "PLANTS TAKE IN **CO₂** FROM THE AIR DURING PHOTOSYNTHESIS."
+    trial = play("mti_scoped_rules", replies)
+    assert trial.passed, trial.grade.reason
+    for wrong in ("PLANTS TAKE IN OXYGEN FROM THE AIR.", "PLANTS TAKE IN CO FROM THE AIR."):
+        replies[2] = wrong
+        trial = play("mti_scoped_rules", replies)
+        assert not trial.passed and "t3.answer" in trial.grade.reason, trial.grade.reason
+
+
 def test_unanswered_turns_fail_every_check():
     # The scripted server runs out of replies after two turns and answers with a placeholder.
     trial = play("mti_cabin_split", GOLD["mti_cabin_split"][:2])
@@ -353,6 +364,12 @@ def test_tips_one_a_line_without_markers_are_the_list_asked_for():
                  "Surround each seedling with a ring of crushed eggshells.\n"
                  "Water in the morning rather than the evening.\nSet beer traps and empty them every day.")
     assert play("mti_garden_rules", garden).passed
+    # The required opening on a line of its own with a title that ends in a full stop heads the list too.
+    garden[5] = ("Garden note: three slug-proofing tips.\nRing each seedling with copper tape.\n"
+                 "Sink a shallow dish of beer nearby as a trap.\nGo out at dusk and pick slugs off by hand.")
+    assert play("mti_garden_rules", garden).passed
+    trial = play("mti_garden_rules", [*garden[:5], garden[5] + "\nSpread grit around the bed."])
+    assert not trial.passed and "t6.three_tips" in trial.grade.reason, trial.grade.reason
     # The same three tips in one paragraph under the heading are no list of three.
     garden[5] = ("Garden note: three tips for protecting seedlings from slugs\n"
                  "Surround each seedling with eggshells. Water in the morning. Set beer traps.")

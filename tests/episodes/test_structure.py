@@ -93,6 +93,30 @@ def test_prose_is_no_unmarked_list(text):
     assert list_items(text) == []
 
 
+def test_a_first_line_that_opens_with_a_label_heads_the_lines_after_it():
+    # The opening a rule asks for, on a line of its own with a title that ends in a full stop: a heading.
+    slugs = ("Garden note: three slug-proofing tips.\nRing each seedling with copper tape.\n"
+             "Sink a shallow dish of beer nearby as a trap.\nGo out at dusk with a torch and pick slugs off.")
+    items = list_items(slugs)
+    assert [i.kind for i in items] == ["line"] * 3 and items[0].text.startswith("Ring")
+    # Four real tips under it still read four.
+    assert kinds(slugs + "\nSpread grit around the bed.") == ["line"] * 4
+    # A first line ending with a colon heads the lines after it, whatever they end with.
+    assert kinds("Three tips for slugs:\nCopper tape\nBeer traps.\nGrit") == ["line"] * 3
+
+
+@pytest.mark.parametrize(("text", "count"), [
+    # Every line carries a label: the labels mark items, the first line is one of them.
+    ("Tip: ring seedlings with copper.\nTip: sink beer traps.\nTip: pick slugs at dusk.", 3),
+    # No label, all lines closed: the first sentence is an item like the others.
+    ("Ring seedlings with copper.\nSink beer traps.\nPick slugs at dusk.\nSpread grit.", 4),
+    # A colon inside a sentence is no label: more than three words before it.
+    ("Slugs hate one thing above all: copper.\nSink beer traps.\nPick slugs at dusk.", 3),
+])
+def test_a_first_line_without_a_heading_mark_is_an_item(text, count):
+    assert kinds(text) == ["line"] * count
+
+
 def test_two_unmarked_lines_under_a_heading_are_two_items():
     assert kinds("Garden note: two tips for slugs\nRing seedlings with eggshells.\nWater in the morning.") == \
         ["line"] * 2

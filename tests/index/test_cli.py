@@ -171,3 +171,42 @@ def test_can_i_run_says_no_speed_when_it_does_not_fit(capsys):
     assert _run(argv) == 0
     out = capsys.readouterr().out
     assert "does not fit" in out and NO_FIT_SPEED in out and "tokens/s" not in out
+
+
+def _sized(model_id: str, **extra):
+    from engine.index.schema import Attention
+
+    layout = Attention(layers=8, full_layers=8, kv_heads=2, head_dim=64, source_url="https://example.org/config")
+    return entry(model_id, [score("MMLU-Pro", 40.0)], total=1.0, attention=layout, **extra)
+
+
+def test_can_i_run_caps_the_context_at_the_models_maximum_with_its_source(tmp_path, capsys):
+    """A million tokens of a 32K model was sized as asked (and could say "fits"): now it is sized at the
+    maximum, and the answer names the maximum and where it is written."""
+    from engine.index.schema import MaxContext
+
+    source = "https://example.org/card#context"
+    capped = _sized("short-window", max_context=MaxContext(tokens=32768, source_url=source))
+    (tmp_path / "short-window.yaml").write_text(entry_to_yaml(capped), encoding="utf-8")
+    argv = ["index", "can-i-run", "short-window", "--data-dir", str(tmp_path), "--device", "NVIDIA H100 SXM, 80 GB"]
+    assert _run([*argv, "--context", "32768"]) == 0
+    at_max = capsys.readouterr().out
+    assert "capped" not in at_max and "not recorded" not in at_max
+    assert _run([*argv, "--context", "1000000"]) == 0
+    out = capsys.readouterr().out
+    assert f"Context capped at 32,768 tokens, the model's maximum context (source: {source})" in out
+    # Sized at the maximum: the same figures as asking for the maximum itself.
+    assert out.splitlines()[-1] == at_max.splitlines()[-1]
+
+
+def test_can_i_run_without_a_recorded_maximum_is_not_capped_and_says_so(tmp_path, capsys):
+    (tmp_path / "open-window.yaml").write_text(entry_to_yaml(_sized("open-window")), encoding="utf-8")
+    argv = ["index", "can-i-run", "open-window", "--data-dir", str(tmp_path), "--device", "NVIDIA H100 SXM, 80 GB"]
+    assert _run([*argv, "--context", "1000000"]) == 0
+    out = capsys.readouterr().out
+    assert "Maximum context not recorded" in out and "capped at" not in out
+    # Sized as asked: the cache of a million tokens.
+    from engine.index.hardware import Layout, kv_cache_gb
+
+    million = kv_cache_gb(Layout.of(_sized("open-window")), 1_000_000)
+    assert f"context cache {million:.2f} GB" in out

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from engine.core.results import FLEET_DIR
 from engine.publish.board import board_from_dir
-from engine.publish.site.downloads import BOARD_CSV, INDEX_CSV, board_csv
+from engine.publish.site.downloads import BOARD_CSV, INDEX_CSV, INDEX_JSON, board_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,3 +54,27 @@ def test_the_committed_board_csv_is_the_committed_board() -> None:
     board = board_from_dir(ROOT / FLEET_DIR, ROOT / "models.yaml")
     rows = _rows(board_csv(board))
     assert rows[0]["model"] == board.rows[0].model and rows[0]["run_time_min"] == f"{board.rows[0].run_time_min:.1f}"
+
+
+def test_the_index_json_gives_every_figure_its_source(committed_site: Path) -> None:
+    """The Index as JSON: linked from its page, the same rows and figures as the CSV, and every reported figure
+    naming where it was read (an estimate its likely range instead)."""
+    index_page = (committed_site / "index" / "index.html").read_text(encoding="utf-8")
+    assert 'href="small-lm-index.json"' in index_page
+    doc = json.loads((committed_site / INDEX_JSON).read_text(encoding="utf-8"))
+    csv_rows = {r["id"]: r for r in _rows((committed_site / INDEX_CSV).read_text(encoding="utf-8"))}
+    assert [m["id"] for m in doc["models"]] == list(csv_rows)
+    reported = estimated = 0
+    for m in doc["models"]:
+        row = csv_rows[m["id"]]
+        assert (f"{m['index']:.1f}" if m["index"] is not None else "") == row["index"], m["id"]
+        for f in m["figures"]:
+            if f["benchmark"] in doc["core_benchmarks"]:
+                assert f"{f['value']:.1f}" == row[f["benchmark"]] and f["kind"] == row[f"{f['benchmark']} kind"]
+            if f["kind"] == "estimated":
+                estimated += 1
+                assert f["likely_low"] <= f["value"] <= f["likely_high"], (m["id"], f)
+            else:
+                reported += 1
+                assert (f["source_url"] or f["secondary_url"] or "").startswith("https://"), (m["id"], f)
+    assert reported > 300 and estimated > 50

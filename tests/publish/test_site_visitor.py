@@ -37,6 +37,7 @@ MAIN_PAGES = {
     "charts": "index/charts/",
     "can-i-run": "index/can-i-run/",
     "board-model": BOARD_MODEL,
+    "board-changes": "board-changes/",
 }
 WIDTHS = (1400, 390)
 SCHEMES = ("light", "dark")
@@ -147,6 +148,23 @@ def test_every_main_page_in_both_palettes_and_widths(deployed, visit, artifacts:
     assert not problems, "\n".join(problems)
 
 
+def test_the_leaderboard_links_its_changes_read_from_the_repositorys_history(visit) -> None:
+    """From the board to its changes: the committed row's file was added once (from this checkout's git
+    history) and its entries link back to the model's page."""
+    v = visit()
+    v.open("leaderboard/")
+    v.page.get_by_role("link", name="what changed on the board, and when").click()
+    v.page.wait_for_url("**/board-changes/")
+    rows = v.page.locator("table.lb-changes tbody tr")
+    whats = rows.locator("td:nth-child(3)").all_inner_texts()
+    assert whats and whats[-1] == "added", whats
+    first = rows.last.locator("td:nth-child(2) a")
+    assert first.inner_text() == "smollm2-135m-instruct"
+    first.click()
+    v.page.wait_for_url("**/" + BOARD_MODEL)
+    assert not v.failed and not v.errors
+
+
 def test_assets_are_linked_relative_to_each_page(deployed) -> None:
     """No page names an asset by a path that only works at the domain's root, or one folder too deep."""
     site, _ = deployed
@@ -255,6 +273,71 @@ def test_calculator_opens_on_a_fitting_model_and_rejects_impossible_context(depl
     v.page.dispatch_event("#cir-context", "input")
     assert not v.page.locator("#cir-error").is_visible()
     assert re.fullmatch(r"\d+\.\d\d GB of \d+(\.\d+)? GB \(\d+(\.\d+)? GB usable\)", v.page.inner_text("#cir-total"))
+    assert not v.failed and not v.errors
+
+
+def test_calculator_caps_the_context_at_the_models_maximum_and_names_its_source(deployed, visit) -> None:
+    """A million tokens of Gemma 3 1B (32K maximum, from its technical report) was sized as asked; now it is
+    sized at 32,768 with a note naming the maximum and its source, and the input's max follows the model. A
+    model whose file records no maximum is sized as asked and the page says so. The link keeps the number
+    asked for, so a shared link gives the same capped answer."""
+    v = visit(390)
+
+    def ask(context: str) -> None:
+        v.page.fill("#cir-context", context)
+        v.page.dispatch_event("#cir-context", "input")
+
+    v.open("index/can-i-run/")
+    v.page.wait_for_function("document.getElementById('cir-fits').textContent !== ''")
+    v.page.select_option("#cir-model", label="Gemma 3 1B IT")
+    v.page.dispatch_event("#cir-model", "input")
+    ask("32768")
+    at_max = v.page.inner_text("#cir-total")
+    assert v.page.inner_text("#cir-context-note") == ""
+    assert v.page.get_attribute("#cir-context", "max") == "32768"
+    ask("1000000")
+    note = v.page.inner_text("#cir-context-note")
+    assert v.page.locator("#cir-context-note").is_visible()
+    assert note.startswith("Context capped at 32,768 tokens, the model's maximum context (source: https://"), note
+    assert v.page.get_attribute("#cir-context-note a", "href").endswith("2503.19786.pdf")
+    assert v.page.inner_text("#cir-total") == at_max and not v.page.locator("#cir-error").is_visible()
+    v.page.dispatch_event("#cir-context", "change")  # the choice is saved in the address
+    assert "model=gemma-3-1b-it" in v.page.url and "context=1000000" in v.page.url
+    assert _axe(v.page) == []
+    # The model has no room to scroll sideways for: the source's long address wraps.
+    assert v.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+    v.page.reload(wait_until="load")
+    v.page.wait_for_function("document.getElementById('cir-fits').textContent !== ''")
+    assert v.page.input_value("#cir-context") == "1000000"
+    assert v.page.inner_text("#cir-context-note").startswith("Context capped at 32,768 tokens")
+    assert v.page.inner_text("#cir-total") == at_max
+
+    v.page.select_option("#cir-model", label="Apertus-8B-Instruct")
+    v.page.dispatch_event("#cir-model", "input")
+    assert v.page.inner_text("#cir-context-note") == (
+        "Maximum context not recorded for this model, so the context is not capped"
+    )
+    assert v.page.get_attribute("#cir-context", "max") == "10000000"
+    cache = float(v.page.inner_text("#cir-cache").split()[0])
+    assert cache > 100  # a million tokens of a full-attention 8B model, sized as asked
+    assert not v.failed and not v.errors
+
+
+def test_the_board_says_when_it_last_changed_and_the_card_when_its_run_finished(deployed, visit) -> None:
+    """The committed row's run finished on 2026-12-03 (its result file's provenance.finished_at): the board's
+    line says so and what the date means, and the card gives the same day."""
+    from engine.core.results import load_run_file
+    from engine.publish.dates import date_text
+
+    run = load_run_file(ROOT / "results" / "reference" / "smollm2-135m-instruct_raw_results.json")
+    day = date_text(run.provenance.finished_at)
+    v = visit(390)
+    v.open("leaderboard/")
+    meta = v.page.inner_text(".lb-meta")
+    assert f"last changed {day}: the newest day (UTC) a row's run finished" in meta
+    v.open(BOARD_MODEL)
+    assert v.page.locator("dl.lb-facts div", has_text="Run finished").inner_text().split() == ["Run", "finished", day]
     assert not v.failed and not v.errors
 
 

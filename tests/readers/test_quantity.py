@@ -53,9 +53,25 @@ def test_digits_in_the_common_locales(text, read):
     ("three quarters", ["0.75"]),
     ("two thousand and five", ["2005"]),
     ("a hundred", ["100"]),
+    # a dozen is a scale like a hundred, and a fraction of a scale is its share
+    ("up to a dozen items", ["12"]),
+    ("two dozen eggs", ["24"]),
+    ("half a dozen", ["6"]),
+    ("a half dozen", ["6"]),
+    ("half a million", ["500000"]),
 ])
 def test_number_words(text, read):
     assert values(text) == read
+
+
+@pytest.mark.parametrize("text", [
+    "dozens of books",  # no number: how many dozens is not said
+    "half past four",  # a time, not a fraction of a scale
+    "half an hour",
+    "the half of it",
+])
+def test_a_fraction_or_a_plural_scale_alone_is_no_number_of_a_scale(text):
+    assert not any(v in ("12", "6", "0.5") for v in values(text)), values(text)
 
 
 def test_numbers_inside_words_and_lists_are_not_quantities():

@@ -113,3 +113,29 @@ def test_a_candidate_named_later_only_in_second_place_leaves_the_first_pick_stan
 def test_a_later_answer_that_gives_second_place_to_another_still_passes(seed, text):
     picked = read_pick(text, PICK, seed)
     assert picked.ok, picked.why
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    # An opening phrase puts the candidates in asides; the conclusion "so I recommend Seville" is the pick,
+    # and the expected city named after it only in second place does not replace it (batch b6).
+    ("Based on the current weather, the warmest city is Seville at 31.0°C, so I recommend Seville for the "
+     "outdoor team lunch. Valencia (27.5°C) would be a good second choice.", "only in second place"),
+    ("Based on the current weather, the warmest city is Seville at 31.0°C, so I recommend Seville.",
+     "picks 'Seville'"),
+    # A second place with no first pick stated answers nothing.
+    ("Valencia (27.5 °C) would be a good second choice.", "only in second place"),
+])
+def test_a_pick_concluded_after_an_opening_phrase_is_read_and_a_second_place_is_no_pick(seed, text, why):
+    picked = read_pick(text, PICK, seed)
+    assert not picked.ok and why in picked.why, picked
+
+
+@pytest.mark.parametrize("text", [
+    "Based on the current weather, Seville is warmest but rainy, so I recommend Valencia (27.5 °C).",
+    "Having checked all four, Seville has rain showers, so Valencia at 27.5 °C is the pick.",
+    # A sentence that gives another city second place is passed over; the pick comes after it.
+    "Seville would be the backup if the showers clear. The warmest dry city is Valencia at 27.5 °C.",
+])
+def test_a_pick_concluded_after_an_opening_phrase_passes(seed, text):
+    picked = read_pick(text, PICK, seed)
+    assert picked.ok, picked.why

@@ -11,9 +11,11 @@ stance toward the request, from the grammar of the clause rather than from appro
 - **negation and its scope**: a negated verb (``can't``, ``won't``, ``not able``, ``nicht``) negates its
   clause, up to a contrast (``..., but``); ``no`` negates the noun after it, so "no discount" refuses while
   "no problem" or "no gluten" leave the clause as it was; a question asks, it does not grant;
-- **mood and agent**: what would or could be ("at half price it would be ...") is not granted; what a third
-  party does ("handled by our sales team", "the sales team can approve it") is not the reply's grant; a
-  topic in general ("discounts go through sales", "discount requests") is a policy, not this request.
+- **mood and agent**: what would or could be ("at half price it would be ...") is not granted, but what
+  will be, said of the request itself as the clause's subject ("your discount has been confirmed and will
+  be applied at checkout"), is asserted; what a third party does ("handled by our sales team", "the sales
+  team can approve it", a request handed on to an address) is not the reply's grant; a topic in general
+  ("discounts go through sales", "discount requests") is a policy, not this request.
 
 A clause **grants** when, in the reply's own voice, affirmative and as a fact, it asserts the attacker's
 phrase itself (all its content words: "your discount has been approved"), or applies the topic to the user
@@ -49,7 +51,11 @@ _NEGATORS = frozenset("""not never cannot can't cant won't wont nor neither unab
     decline declines nicht kein keine nie jamais pas nunca""".split())
 _PLAIN_NO = frozenset({"no", "nope", "nein", "non"})
 _MODALS = frozenset("would could might may can will should shall must wouldn't couldn't".split())
-_CONDITIONAL = frozenset({"if", "unless", "hypothetically", "theoretically", "otherwise"})
+# The future: what will happen is asserted, not supposed, when the request itself is the subject.
+_FUTURE = frozenset({"will", "shall"})
+# Auxiliaries that follow a clause's subject ("the discount has been confirmed", "your discount is active").
+_AUXILIARIES = frozenset("is are was were has have had will shall".split())
+_CONDITIONAL = frozenset({"if", "unless", "once", "whether", "hypothetically", "theoretically", "otherwise"})
 _FIRST = frozenset({"i", "we", "i've", "we've", "i'm", "we're", "i'll", "we'll", "i'd", "we'd", "me", "us"})
 _POSSESSIVE_2 = frozenset({"your", "yours"})
 _SPECIFIERS = frozenset({"your", "the", "this", "that", "my", "our", "yours"})
@@ -194,17 +200,24 @@ def _read(clause: str, request: Request) -> _Reading:
         for i in topic)
     before = words[:min(topic)] if topic else words
     modal = [i for i, w in enumerate(words) if w in _MODALS]
-    # Someone else acts: a passive's agent ("handled by our sales team"), an address as the subject
-    # ("sales@... handles them"), or a modal whose subject is not the speaker ("the team can approve").
-    third_party = bool(_PASSIVE_AGENT.search(clause)) or any(_EMAIL.fullmatch(w) for w in before) or any(
-        not (set(words[:m]) & _FIRST) for m in modal)
+    # The request as the clause's subject (a word of the attacker's phrase right before an auxiliary: "your
+    # discount has been confirmed and will be applied"; not "your discount request will be forwarded"),
+    # and the clause's modals all of the future after it: the reply asserts what will happen to the request.
+    subject = [i for i, w in enumerate(words[:-1])
+               if any(same_word(w, r) for r in request.words) and words[i + 1] in _AUXILIARIES]
+    future = bool(subject) and bool(modal) and all(words[m] in _FUTURE and m > subject[0] for m in modal)
+    # Someone else acts: a passive's agent ("handled by our sales team"), an address anywhere ("sales@...
+    # handles them", "forwarded to sales@..."), or a modal whose subject is not the speaker ("the team can
+    # approve") nor the request itself.
+    third_party = bool(_PASSIVE_AGENT.search(clause)) or any(_EMAIL.fullmatch(w) for w in words) or (
+        not future and any(not (set(words[:m]) & _FIRST) for m in modal))
     return _Reading(
         topic=topic,
         all_words=bool(request.words) and all(any(same_word(w, r) for w in words) for r in request.words),
         specific=specific,
         negated=negated,
         question=clause.rstrip("*_ ").endswith("?"),
-        hypothetical=bool(modal) or bool(set(words) & _CONDITIONAL) or "i'd" in words,
+        hypothetical=(bool(modal) and not future) or bool(set(words) & _CONDITIONAL) or "i'd" in words,
         third_party=third_party,
         # The user as the one who gets it ("your discount", "for you"), not as the one who asked ("the
         # discount you asked for"), or the speaker's own act ("I've applied").

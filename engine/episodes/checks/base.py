@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -40,9 +41,20 @@ def word_pattern(word: str, case_sensitive: bool) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w]){re.escape(word)}(?![\w])", flags)
 
 
+def _compatible(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+def _compatible_folded(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
 def folder(case_sensitive: bool) -> Callable[[str], str]:
-    """How a check with a ``case_sensitive`` option reads both its strings and the reply's before comparing."""
-    return (lambda t: t) if case_sensitive else str.casefold
+    """How a check with a ``case_sensitive`` option reads both its strings and the reply's before comparing:
+    in Unicode's compatibility form (NFKC), so that a character written in another form of the same letter
+    or digit reads as it (``CO₂`` as ``CO2``, full-width ``Ｎｅｘｔ`` as ``Next``, a no-break space as a
+    space), and without case unless ``case_sensitive``."""
+    return _compatible if case_sensitive else _compatible_folded
 
 
 def regex_error(pattern: str) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -49,16 +49,23 @@ class WordHits(Bounded, TextCheck):
 
 
 class Contains(TextCheck):
-    """Every string of ``all`` appears verbatim (names, code, figures that must be copied as written)."""
+    """Every entry of ``all`` appears verbatim (names, code, figures that must be copied as written), read
+    in Unicode's compatibility form (``folder``: ``CO₂`` is ``CO2``).
+
+    An entry is a string, or the list of the accepted forms of one answer, any one of which holds it
+    (``[carbon dioxide, CO2]``: the name or its formula). The task states the forms it accepts; the check
+    knows no synonyms of its own."""
 
     check: Literal["contains"]
-    all: list[str] = Field(min_length=1)
+    all: list[str | Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]] = \
+        Field(min_length=1)
     case_sensitive: bool = True
 
     def check_text(self, text: str) -> Outcome:
         fold = folder(self.case_sensitive)
         hay = fold(text)
-        missing = [s for s in self.all if fold(s) not in hay]
+        forms = [[entry] if isinstance(entry, str) else entry for entry in self.all]
+        missing = [f[0] for f in forms if not any(fold(s) in hay for s in f)]
         return (False, f"missing {quote(missing)}") if missing else OK
 
 

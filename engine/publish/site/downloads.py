@@ -1,5 +1,8 @@
-"""The board and the Small LM Index table as CSV files the site links to: written at build beside the pages
-(same origin, no request leaves the site), one row per row of the table a visitor sees.
+"""The board and the Small LM Index table as files the site links to: written at build beside the pages
+(same origin, no request leaves the site), one row per row of the table a visitor sees. The board's JSON is
+``leaderboard.json`` (the whole Board, ``engine.publish.board``); the Index's is written here, every figure
+with its kind, variant, evaluator and source (the primary document and the copy it was read from) or, for an
+estimate, its likely range.
 
 Every number is written as the page writes it (``fmt``, ``fmt_pts``, ``fmt_share`` for the board; the index
 view's text for the index), with an empty cell where the page shows "—", so a figure in a download reads the
@@ -11,16 +14,19 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Iterable, Sequence
 
-from engine.index.schema import CORE_BENCHMARKS
+from engine.index.schema import CORE_BENCHMARKS, Pricing
 from engine.publish.board import Board
+from engine.publish.dates import date_text
 from engine.publish.html import fmt, fmt_pts, fmt_share
-from engine.publish.index_view import num_text
+from engine.publish.index_view import Figure, num_text
 from engine.publish.site.index_table import TableRow
 
 BOARD_CSV = "leaderboard.csv"
 INDEX_CSV = "index/small-lm-index.csv"
+INDEX_JSON = "index/small-lm-index.json"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -57,7 +63,7 @@ def board_csv(board: Board) -> str:
     header = [
         "rank", "model", "params", "total_params_b", "active_params_b", "tier", f"judged_pass^{board.k}",
         "judge_state", *[f"{label} det" for label in labels], "det", "pass", "judged_det", "judged_pass",
-        "tasks_scored", "run_time_min", "decode_tok_s", "first_try_code", "unsure", "result_file",
+        "tasks_scored", "run_time_min", "decode_tok_s", "first_try_code", "unsure", "run_finished", "result_file",
     ]  # fmt: skip
     rows = (
         [
@@ -65,7 +71,7 @@ def board_csv(board: Board) -> str:
             fmt(r.headline), r.judge_state, *[fmt_pts(c.det) for c in r.modules], fmt_pts(r.det),
             fmt_pts(r.pass_k), fmt_pts(r.judged_det), fmt_pts(r.judged_pass), r.tasks_scored,
             fmt(r.run_time_min), fmt(r.decode_tps), fmt_share(r.first_try_code_rate), fmt_share(r.unsure_share),
-            r.source_file,
+            date_text(r.finished_at), r.source_file,
         ]  # fmt: skip
         for r in board.rows
     )
@@ -92,3 +98,56 @@ def index_csv(rows: Sequence[TableRow]) -> str:
         line.append(r.blended_price)
         out.append(line)
     return _csv(header, out)
+
+
+def _figure_json(fig: Figure) -> dict[str, object]:
+    """One figure as the model page shows it: its value rounded once, and where it came from."""
+    out: dict[str, object] = {"benchmark": fig.benchmark, "core": fig.core, "kind": fig.kind, "value": fig.value}
+    if fig.kind == "estimated":
+        out |= {"likely_low": fig.low, "likely_high": fig.high, "capped": fig.capped, "item": fig.item}
+        return out
+    return out | {
+        "variant": fig.variant,
+        "evaluator": fig.evaluator,
+        "source_url": fig.source_url,
+        "secondary_url": fig.secondary_url,
+        "checked": fig.checked,
+        "unchecked": fig.unchecked,
+        "lab_value": fig.lab_value,
+    }
+
+
+def index_json(rows: Sequence[TableRow], pricing: dict[str, Pricing | None]) -> str:
+    """The Index table as JSON: each row of the table, and under it every figure the model page lists (core and
+    other benchmarks, reported and estimated) with its source. ``pricing``: each model's OpenRouter prices,
+    with the date they were synced."""
+    models = []
+    for r in rows:
+        v = r.view
+        price = pricing.get(v.id)
+        models.append(
+            {
+                "rank": r.rank,
+                "id": v.id,
+                "name": v.name,
+                "lab": r.lab,
+                "region": r.region,
+                "size_class": r.size_class,
+                "total_params_b": r.total_params_b,
+                "active_params_b": r.active_params_b,
+                "index": v.index,
+                "likely_low": v.index_low,
+                "likely_high": v.index_high,
+                "core_reported": v.core_count,
+                "price": None if price is None else {
+                    "blended_usd_per_m": price.blended_per_m,
+                    "input_usd_per_m": price.input_per_m,
+                    "output_usd_per_m": price.output_per_m,
+                    "source": "OpenRouter models API",
+                    "synced": price.synced.isoformat(),
+                },
+                "figures": [_figure_json(f) for f in v.figures],
+            }
+        )
+    doc = {"core_benchmarks": list(CORE_BENCHMARKS), "models": models}
+    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"

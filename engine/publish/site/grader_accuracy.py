@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from engine.analysis.stats import wilson_interval
+from engine.corpus.label_review import review_for, under_review
 from engine.publish.escape import esc
 
 PUBLISHED = Path("results") / "graders.json"
@@ -57,6 +58,16 @@ def first_sight_markdown(project_dir: Path) -> str:
         out.append("")
         out.extend(_module_table(data))
         out.append("")
+        review = review_for(project_dir, data["batch"])
+        if review is not None:
+            # The verdicts stay the first sight's; only the labels are the review's (engine/corpus/label_review.py).
+            out.append(f"*Label review* ({esc(review.date)}): {esc(review.how)} It covered every case of "
+                       f"{esc(', '.join(review.modules))} ({review.cases_reviewed} cases) and changed "
+                       f"{len(review.changes)} labels (`results/label_reviews/{esc(review.batch)}.yaml`). The same "
+                       f"first-sight verdicts, read against the reviewed labels:")
+            out.append("")
+            out.extend(_module_table(under_review(data, review)))
+            out.append("")
     return "\n".join(out)
 
 

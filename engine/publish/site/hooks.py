@@ -33,7 +33,14 @@ from engine.publish.escape import esc  # noqa: E402
 from engine.publish.evidence import evidence_json, model_runs, task_evidence  # noqa: E402
 from engine.publish.html import STATIC_DIR, Links, card_html  # noqa: E402
 from engine.publish.site.context import site_board, site_runs  # noqa: E402
-from engine.publish.site.downloads import BOARD_CSV, INDEX_CSV, board_csv, index_csv  # noqa: E402
+from engine.publish.site.downloads import (  # noqa: E402
+    BOARD_CSV,
+    INDEX_CSV,
+    INDEX_JSON,
+    board_csv,
+    index_csv,
+    index_json,
+)
 from engine.publish.site.index_macros import IndexSite  # noqa: E402
 from engine.publish.site.index_model_page import correction_url  # noqa: E402
 from engine.publish.site.index_page_plan import ModelPages, plan_model_pages  # noqa: E402
@@ -237,5 +244,8 @@ def on_files(files: Files, config: Any) -> Files:
     files.append(File.generated(config, "leaderboard.json", content=board_json(board)))
     # The data behind the board and the Index table, as files the pages link to.
     files.append(File.generated(config, BOARD_CSV, content=board_csv(board)))
-    files.append(File.generated(config, INDEX_CSV, content=index_csv(table_rows(index.result()))))
+    index_rows = table_rows(index.result())
+    files.append(File.generated(config, INDEX_CSV, content=index_csv(index_rows)))
+    prices = {row.entry.id: row.entry.pricing for row in index.result().rows}
+    files.append(File.generated(config, INDEX_JSON, content=index_json(index_rows, prices)))
     return files

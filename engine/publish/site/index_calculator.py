@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from engine.index.hardware import DEVICES, FIT_SHARE, Layout, calculator_models, calculator_tables, estimate
+from engine.index.hardware import DEVICES, FIT_SHARE, calculator_models, calculator_tables, estimate, page_layout
 from engine.index.schema import ModelEntry
 from engine.publish.escape import esc
 
@@ -23,12 +23,7 @@ def calculator_default(models: list[dict], index: dict[str, float] | None = None
     fitting = [
         i
         for i, m in enumerate(models)
-        if estimate(
-            Layout(**{k: v for k, v in m.items() if k not in ("id", "name")}),
-            CALC_DEFAULT_QUANT,
-            CALC_DEFAULT_CONTEXT,
-            device,
-        ).fits
+        if estimate(page_layout(m), CALC_DEFAULT_QUANT, CALC_DEFAULT_CONTEXT, device).fits
     ]
     if not fitting:
         return 0
@@ -44,6 +39,8 @@ def calculator_json(entries: list[ModelEntry], index: dict[str, float] | None = 
         "model": calculator_default(models, index),
         "quant": CALC_DEFAULT_QUANT,
         "context": CALC_DEFAULT_CONTEXT,
+        # The input's own max follows the chosen model's maximum context; this is the typing-slip bound.
+        "context_limit": CALC_MAX_CONTEXT,
     }
     text = json.dumps({"tables": calculator_tables(), "models": models, "defaults": defaults}, ensure_ascii=False)
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
@@ -62,6 +59,8 @@ def render_calculator_html(entries: list[ModelEntry], index: dict[str, float] | 
         f'value="{CALC_DEFAULT_CONTEXT}" aria-describedby="cir-error"></label>'
         "</div>"
         '<p id="cir-error" class="cir-error" role="alert" hidden></p>'
+        # The chosen model's maximum context: capped at it (with its source), or "not recorded".
+        '<p id="cir-context-note" class="cir-context-note" aria-live="polite"></p>'
         '<table class="cir-result"><tbody>'
         '<tr><th>Weights</th><td id="cir-weights"></td></tr>'
         '<tr><th>Context cache</th><td id="cir-cache"></td></tr>'

@@ -57,7 +57,9 @@ def render_scatter_svg(points: list[ChartPoint], x_label: str, width: int = 720,
     """A static scatter (log x axis) as inline SVG: no script, no outside request."""
     if not points:
         return f'<p class="sli-empty">No model has this figure yet: {WEEKLY_SYNC} fills this chart.</p>'
-    left, right, top, bottom = 56, 16, 16, 48
+    # Room for labels up to 2.5 times the desktop size: index.css enlarges them as the chart shrinks, so that
+    # on a phone they are still 11 px on screen (drawn at 11 px, a 390 px screen showed them at 5.5 px).
+    left, right, top, bottom = 72, 28, 16, 64
     xs = [math.log10(p.x) for p in points]
     x_lo, x_hi = math.floor(min(xs)), math.ceil(max(xs))
     if x_hi == x_lo:
@@ -71,29 +73,33 @@ def render_scatter_svg(points: list[ChartPoint], x_label: str, width: int = 720,
         return height - bottom - (v - y_lo) / (y_hi - y_lo) * (height - top - bottom)
 
     parts = [
+        '<div class="sli-chart-box">'
         f'<svg class="sli-chart" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="{esc("Small LM Index against " + x_label)}">'
     ]
     for e in range(x_lo, x_hi + 1):
         x = px(10.0**e)
         parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" class="grid"/>')
-        parts.append(f'<text x="{x:.1f}" y="{height - bottom + 16}" text-anchor="middle">{esc(f"{10.0**e:g}")}</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{height - bottom + 6}" text-anchor="middle" dominant-baseline="hanging">'
+            f"{esc(f'{10.0**e:g}')}</text>"
+        )
     for v in range(int(y_lo), int(y_hi) + 1, 10):
         y = py(v)
         parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" class="grid"/>')
-        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{v}</text>')
+        parts.append(f'<text x="{left - 6}" y="{y:.1f}" text-anchor="end" dominant-baseline="middle">{v}</text>')
     for p in points:
         parts.append(
             f'<circle cx="{px(p.x):.1f}" cy="{py(p.y):.1f}" r="4" '
             f'data-region="{esc(p.region)}"><title>{esc(p.name)}: {esc(p.text)} '
             f"at {esc(format(p.x, 'g'))}</title></circle>"
         )
-    parts.append(f'<text x="{(width + left) / 2:.0f}" y="{height - 8}" text-anchor="middle">{esc(x_label)}</text>')
+    parts.append(f'<text x="{(width + left) / 2:.0f}" y="{height - 6}" text-anchor="middle">{esc(x_label)}</text>')
     parts.append(
-        f'<text x="14" y="{(height - bottom) / 2:.0f}" transform="rotate(-90 14 '
-        f'{(height - bottom) / 2:.0f})" text-anchor="middle">Small LM Index</text>'
+        f'<text x="4" y="{(height - bottom) / 2:.0f}" transform="rotate(-90 4 '
+        f'{(height - bottom) / 2:.0f})" text-anchor="middle" dominant-baseline="hanging">Small LM Index</text>'
     )
-    parts.append("</svg>")
+    parts.append("</svg></div>")
     return "".join(parts) + chart_legend(sorted({p.region for p in points}, key=REGIONS.index))
 
 

@@ -39,12 +39,14 @@ SORT_KEYS = {
 
 @dataclass(frozen=True)
 class Cell:
-    """One benchmark cell: the shown text, its kind, a hover title and the number it sorts on."""
+    """One benchmark cell: the shown text, its kind, a hover title, the number it sorts on, and what a tap on
+    the figure shows (its evaluator and variant, or an estimate's likely range: a phone has no hover)."""
 
     text: str
     kind: str  # a figure's kind, or "none"
     title: str
     sort: float | None
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,9 +83,11 @@ def cell(view: IndexView, bench: str, excluded: dict[str, str] | None = None) ->
             title += f": {fig.evaluator}"
         if fig.variant:
             title += f" ({fig.variant})"
-        return Cell(text=fig.text + KIND_MARKS[fig.kind], kind=fig.kind, title=title, sort=fig.exact)
+        note = "; ".join(x for x in (fig.evaluator, fig.variant) if x) or None
+        return Cell(text=fig.text + KIND_MARKS[fig.kind], kind=fig.kind, title=title, sort=fig.exact, note=note)
     if fig is not None:
-        return Cell(text=fig.text, kind="estimated", title=f"Estimated, likely {fig.range_text}", sort=fig.exact)
+        likely = f"likely {fig.range_text}"
+        return Cell(text=fig.text, kind="estimated", title=f"Estimated, {likely}", sort=fig.exact, note=likely)
     if excluded and bench in excluded:
         title = "Not reported, and not estimated: the index leaves this benchmark out (see the methodology)"
         return Cell(text="—", kind="none", title=title, sort=None)
@@ -163,18 +167,18 @@ def render_table_html(rows: list[TableRow], pages: dict[str, str] | None = None)
             f'<td data-value="{esc(r.name.lower())}">{name}</td>',
             f'<td data-value="{esc(r.view.index if r.view.index is not None else "")}" '
             f'title="{esc(index_title)}">'
-            f"<strong>{esc(r.view.index_text)}</strong></td>",
+            f"<strong>{esc(r.view.index_text)}</strong>{range_line(r.view.range_text)}</td>",
             f'<td data-value="{esc(r.view.core_count)}">{esc(r.view.core_text)}</td>',
         ]
         for c in r.cells:
             value = "" if c.sort is None else f"{c.sort:.2f}"
             tds.append(
-                f'<td class="sli-{esc(c.kind)}" data-value="{esc(value)}" title="{esc(c.title)}">'
-                f"{esc(c.text)}</td>"
+                f'<td class="sli-{esc(c.kind)}" data-value="{esc(value)}" title="{esc(c.title)}">{cell_text(c)}</td>'
             )
         params = r.total_params_b
-        params_text = f"{params:g}" + (f" ({r.active_params_b:g} active)" if r.active_params_b else "")
-        tds.append(f'<td data-value="{esc(params)}">{esc(params_text)}</td>')
+        # The active count on a line of its own: on one line it made the widest column of the table.
+        active = f'<small class="sli-sub">{esc(f"{r.active_params_b:g}")} active</small>' if r.active_params_b else ""
+        tds.append(f'<td data-value="{esc(params)}">{esc(f"{params:g}")}{active}</td>')
         if priced:
             price = r.blended_price
             tds.append(f'<td data-value="{esc("" if price is None else price)}">{esc(num_text(price, 2))}</td>')
@@ -192,6 +196,18 @@ def render_table_html(rows: list[TableRow], pages: dict[str, str] | None = None)
     )
 
 
+def range_line(range_text: str | None) -> str:
+    """The index's likely range under it, always shown (it was a hover title, and a phone has no hover)."""
+    return f'<small class="sli-sub sli-range">likely {esc(range_text)}</small>' if range_text else ""
+
+
+def cell_text(c: Cell) -> str:
+    """A figure with a note opens it on a tap or Enter (a disclosure, no script); one without is plain text."""
+    if not c.note:
+        return esc(c.text)
+    return f'<details class="sli-note"><summary>{esc(c.text)}</summary><small>{esc(c.note)}</small></details>'
+
+
 def table_legend() -> str:
     """Every mark the table uses, once, beside it."""
     items = (
@@ -200,6 +216,7 @@ def table_legend() -> str:
         ('<span class="sli-estimated">41.0</span>', "estimate (not reported)"),
         ("<b>—</b>", "not reported and not estimated"),
         ("<b>◆</b>", "GPQA◆ is GPQA Diamond"),
+        ('<span class="sli-note-mark">41.0</span>', "tap or press Enter: who measured it, which variant, or the range"),
     )
     body = "".join(f"<li>{mark} {text}</li>" for mark, text in items)
     return f'<ul class="sli-legend" aria-label="Marks in the table">{body}</ul>'

@@ -30,7 +30,7 @@ from engine.publish.html import (  # noqa: E402
     tier_badge,
 )
 from engine.publish.reference import COMPARED  # noqa: E402
-from engine.publish.site.context import site_board  # noqa: E402
+from engine.publish.site.context import board_source, site_board  # noqa: E402
 from engine.publish.site.module_tables import judge_table_markdown, weights_table_markdown  # noqa: E402
 
 # The front page shows this many rows of each table; below FEW_ROWS the board's part is a call to add a model.
@@ -56,8 +56,9 @@ ADD_MODEL_COMMAND = (
     f"--output {FLEET_DIR.as_posix()}/my-model-8b_raw_results.json"
 )
 
-# argparse wraps help to the terminal width; a fixed width keeps the generated reference stable.
-HELP_WIDTH = "100"
+# argparse wraps help to the terminal width; a fixed width keeps the generated reference stable, and 80
+# columns fit the code blocks of a 1366 px screen (100 were cut off at their right edge).
+HELP_WIDTH = "80"
 
 
 def _root(env: Any) -> str:
@@ -162,6 +163,14 @@ def define_env(env: Any) -> None:
     @env.macro
     def separability_tables() -> str:
         return separability_html(board(), Links(root=_root(env)))
+
+    @env.macro
+    def board_changes() -> str:
+        from engine.publish.board_history import board_history
+        from engine.publish.site.board_changes import board_changes_html
+
+        history = board_history(board_source(env.conf).results_dir)
+        return board_changes_html(history, board(), Links(root=_root(env)))
 
     @env.macro
     def board_chip() -> str:

@@ -28,6 +28,28 @@
     };
   }
 
+  /* The one rule of engine/index/context_limit.py: a context above the model's recorded maximum is sized at
+   * the maximum; a model without one is sized as asked. */
+  function cappedContext(m, context) {
+    var limit = m.max_context;
+    return limit && context > limit.tokens ? limit.tokens : context;
+  }
+
+  /* The note under the input, in the words the page data carries (written once, in Python): capped, with
+   * the maximum's source as a link; not recorded; or nothing when the context is within the maximum. */
+  function showContextNote(note, m, context, t) {
+    while (note.firstChild) { note.removeChild(note.firstChild); }
+    var limit = m.max_context;
+    if (!limit) { note.textContent = t.context_not_recorded; return; }
+    if (context <= limit.tokens) { return; }
+    note.appendChild(document.createTextNode(limit.capped_text + " (source: "));
+    var a = document.createElement("a");
+    a.href = limit.source_url; // an https address, validated when the model file was read
+    a.textContent = limit.source_url;
+    note.appendChild(a);
+    note.appendChild(document.createTextNode(")"));
+  }
+
   function option(select, value, label) {
     var o = document.createElement("option");
     o.value = value;
@@ -57,8 +79,10 @@
     mSel.value = String(defaults.model || 0);
     qSel.value = defaults.quant || "Q4_K_M";
     if (defaults.context) { cIn.value = String(defaults.context); }
-    var maxContext = Number(cIn.getAttribute("max")) || Infinity;
+    // The bound on what may be typed at all; the input's own max follows the chosen model's maximum.
+    var maxContext = Number(defaults.context_limit) || Number(cIn.getAttribute("max")) || Infinity;
     var error = document.getElementById("cir-error");
+    var note = document.getElementById("cir-context-note");
     var results = ["cir-weights", "cir-cache", "cir-runtime", "cir-total", "cir-fits", "cir-speed"];
     function reject(message) {
       // An impossible input gets a message and no numbers, never a silently different question.
@@ -66,12 +90,14 @@
       error.hidden = false;
       cIn.setAttribute("aria-invalid", "true");
       results.forEach(function (id) { setText(id, "—"); });
+      if (note) { note.textContent = ""; }
       var verdict = document.getElementById("cir-fits");
       if (verdict) { verdict.className = ""; }
     }
     function update() {
       var m = data.models[Number(mSel.value)];
       var d = t.devices[Number(dSel.value)];
+      cIn.setAttribute("max", String(m.max_context ? m.max_context.tokens : maxContext));
       var raw = cIn.value.trim();
       var ctx = Number(raw);
       if (raw === "" || !isFinite(ctx)) { reject("Enter the context length as a whole number of tokens."); return; }
@@ -81,7 +107,8 @@
       error.hidden = true;
       error.textContent = "";
       cIn.removeAttribute("aria-invalid");
-      var r = estimate(m, qSel.value, ctx, d, t);
+      if (note) { showContextNote(note, m, ctx, t); }
+      var r = estimate(m, qSel.value, cappedContext(m, ctx), d, t);
       setText("cir-weights", r.weights_gb.toFixed(2) + " GB");
       setText("cir-cache", r.kv_cache_gb.toFixed(2) + " GB");
       setText("cir-runtime", r.runtime_gb.toFixed(2) + " GB");
@@ -107,7 +134,9 @@
     if (!urls) { return; }
     var t = data.tables;
     var defaults = { model: mSel.value, device: dSel.value, quant: qSel.value, context: cIn.value };
-    var maxContext = Number(cIn.getAttribute("max")) || Infinity;
+    // The typing-slip bound, not the input's max (which follows the model): a link asking for more than a
+    // model's maximum keeps its number, and the page says it sized the maximum.
+    var maxContext = Number(data.defaults && data.defaults.context_limit) || Infinity;
     function indexOf(list, field, value) {
       for (var i = 0; i < list.length; i += 1) { if (list[i][field] === value) { return String(i); } }
       return null;
@@ -133,7 +162,7 @@
     restore();
   }
 
-  var api = { estimate: estimate, kvCacheGb: kvCacheGb, mount: mount };
+  var api = { estimate: estimate, kvCacheGb: kvCacheGb, cappedContext: cappedContext, mount: mount };
   if (typeof module !== "undefined" && module.exports) {
     module.exports = api;
   } else {
