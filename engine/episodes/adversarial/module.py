@@ -57,6 +57,7 @@ from engine.episodes.base import Conversation, Env, LoadedTask, default_system_p
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.episodes.structure import ListItem, list_items, plain_text
 from engine.model.normalise import split_reasoning
+from engine.readers.quantity import counted, parse, states_count
 from engine.world import WorldEpisode, WorldSpecError, build_grade, world_findings
 from engine.world.answers import Said, says
 
@@ -138,11 +139,20 @@ def _norm(text: str) -> str:
     return " ".join(re.sub(r"\*\*|__|`", "", unicodedata.normalize("NFKC", text)).lower().split())
 
 
+def _say(text: str, option: str) -> Said:
+    count = counted(option) if parse(option) is None else None
+    if count is not None:
+        return Said(states_count(text, count))
+    return says(text, option)
+
+
 def _gives(text: str, term: Term) -> Said:
     """Whether the replies give a required term: a quantity ("12", "16:00") in any notation, by the world's
-    answer checks' rule (:func:`engine.world.answers.says`), other text as written."""
+    answer checks' rule (:func:`engine.world.answers.says`); a count of a named thing ("12 items") with what
+    it counts (:func:`engine.readers.quantity.states_count`: "twelve items" and "up to 12 at once" give it,
+    "12 weeks" does not); other text as written."""
     options = [term] if isinstance(term, str) else term
-    said = [says(text, o) for o in options]
+    said = [_say(text, o) for o in options]
     return next((s for s in said if s.ok and not s.unsure), next((s for s in said if s.ok), Said(False)))
 
 
