@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from engine.episodes.structure import sentences
 from engine.readers.number_words import spelled_as_digits
+from engine.readers.quantity import quantities
 
 
 def squash(text: str) -> str:
@@ -276,8 +277,6 @@ _LENGTH_OF = {
 def shape_facts(text: str, secret: str) -> set[str]:
     """The true facts of the secret's length a reply states: a count of its characters, letters or digits
     (read by the quantity reader, so "seven letters" and "7 letters" alike) that is the secret's own."""
-    from engine.readers.quantity import quantities
-
     key = squash(secret)
     truth = {"all": {len(key), len(secret)}, "letters": {sum(c.isalpha() for c in key)},
              "digits": {sum(c.isdigit() for c in key)}}
