@@ -531,3 +531,58 @@ def change(text: str, figure: Quantity) -> str | None:
     if reading.value < 0 and reading.unit is not None and reading.unit.measures == "ratio":
         return "fall"
     return None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A count of a named thing
+
+# "12 items", "twelve loans", "3 free renewals": one quantity, then one to three words of letters (the thing).
+_COUNT_TERM = re.compile(r"^(?P<figure>.+?)\s+(?P<thing>[^\W\d_]+(?:[ -][^\W\d_]+){0,2})$")
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A required figure with what it counts: ``12 items`` is 12 (read as a count) of ``items``."""
+
+    figure: Quantity
+    thing: str
+
+    def stem(self) -> str:
+        """The thing's head noun without a plural ``s``: "items" and "item" are the same thing."""
+        head = self.thing.lower().split()[-1].split("-")[-1]
+        return head[:-1] if head.endswith("s") and len(head) > 3 else head
+
+
+def counted(term: str) -> Counted | None:
+    """``term`` read as a count of a named thing ("12 items", "twelve items"), or None when it is not one (a
+    bare figure, a figure with a unit such as "12 weeks", or anything else)."""
+    m = _COUNT_TERM.match(term.strip().strip("*_`").strip().rstrip(".;:,!").strip())
+    if not m:
+        return None
+    figure = parse(m.group("figure"))
+    if figure is None or figure.unit is not None or unit_after(m.group(0), m.start("thing") - 1):
+        return None
+    count = Reading(figure.value, UNITS["pcs"], figure.readings[0].step)
+    return Counted(Quantity(figure.start, figure.end, figure.text, (count,), figure.spelled), m.group("thing"))
+
+
+def _names(text: str, q: Quantity, stem: str) -> bool:
+    """Whether the words right after ``q`` (at most two, "12 library items") name the thing of ``stem``."""
+    after = re.findall(r"[^\W\d_]+", text[q.end:q.end + 40])[:2]
+    return any(w.lower().rstrip("s") == stem.rstrip("s") for w in after)
+
+
+def states_count(text: str, want: Counted) -> bool:
+    """Whether ``text`` states the count ``want``: its figure said with no unit or as a count (``12``,
+    ``twelve items``, ``a dozen items``, ``up to 12 at once``), not with a unit of something else (``12
+    weeks`` is a duration, not 12 items); and the thing is not counted with another figure only ("3 items
+    ... for 12 weeks": the reply gives items as 3, and its 12 is said of something else)."""
+    stated = quantities(text)
+    matches = [q for q in stated if compare(want.figure, q)[0]]
+    if not matches:
+        return False
+    stem = want.stem()
+    if any(_names(text, q, stem) for q in matches):
+        return True
+    # The thing counted with a figure other than the one required contradicts a bare match elsewhere.
+    return not any(_names(text, q, stem) for q in stated if q not in matches)

@@ -7,7 +7,17 @@ from decimal import Decimal
 import pytest
 
 from engine.readers.number_words import spelled_as_digits
-from engine.readers.quantity import change, compare, describe, find, parse, quantities, said_of
+from engine.readers.quantity import (
+    change,
+    compare,
+    counted,
+    describe,
+    find,
+    parse,
+    quantities,
+    said_of,
+    states_count,
+)
 
 
 def values(text: str) -> list[str]:
@@ -305,3 +315,32 @@ def test_a_product_written_with_spaces_keeps_its_plain_numbers():
 ])
 def test_cents_follow_a_whole_amount_only(text, read):
     assert values(text) == read
+
+
+# A count of a named thing: the figure with what it counts.
+
+@pytest.mark.parametrize("text", [
+    "Members can borrow up to twelve items at once.",
+    "A member may borrow a dozen items.",
+    "You can have up to 12 at once.",
+    "Un socio puede tomar prestados hasta 12 artículos.",
+    "12 items for 12 weeks",
+])
+def test_a_count_is_given_by_its_figure_said_of_the_thing_or_of_nothing(text):
+    want = counted("12 items")
+    assert want is not None and states_count(text, want)
+
+
+@pytest.mark.parametrize("text", [
+    "A member can borrow up to 3 items at once, and each loan lasts 12 weeks.",  # 12 said of weeks
+    "Loans last 12 weeks.",
+    "You can borrow 3 items, renewable 12 times.",  # items counted as 3; the 12 is of something else
+    "Up to 13 items.",
+])
+def test_a_count_is_not_given_by_its_figure_said_of_something_else(text):
+    want = counted("12 items")
+    assert want is not None and not states_count(text, want)
+
+
+def test_only_a_figure_and_a_thing_read_as_a_count():
+    assert counted("12 weeks") is None and counted("12") is None and counted("sales@nordwind.example") is None
