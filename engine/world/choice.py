@@ -22,7 +22,12 @@ The reading (:func:`read_pick`), with the stance reader's rules (:mod:`engine.re
   then answer, a pass the grade marks unsure: the reader cannot tell a conclusion without its marker from a
   second candidate. A later sentence that ranks the expected candidate below the first pick ("Valencia
   (27.5 °C, sunny) would be the backup": a second place, a runner-up, a fallback) is no
-  answer: it presupposes the first pick, which stands.
+  answer: it presupposes the first pick, which stands;
+- a list or table of the candidates one a line ("- Porto: 19.5 °C, cloudy") reports the lookups: it is read
+  only when no other sentence offers a candidate;
+- a correction that names other candidates in its working ("Actually, wait — Seville has rain showers, so
+  it's out, and Bilbao's drizzle counts as rain too. ... Final choice: Valencia") settles on the last
+  conclusion from the revision on, marked unsure when that is not the candidate the revision names.
 """
 
 from __future__ import annotations
@@ -166,11 +171,57 @@ def _second_place(sentence: str, answer: str, find: Callable[[str], list[Mention
     return bool(clauses) and all(_SECOND_PLACE.search(c) for c in clauses)
 
 
+# A line of a list or a table: a bullet, a number and its stop, or a table row.
+_ITEM_LINE = re.compile(r"^[ \t]*(?:[-*•+][ \t]|\d{1,2}[.)][ \t]|\|)")
+
+
+def _enumerations(text: str, find: Callable[[str], list[Mention]]) -> list[tuple[int, int]]:
+    """Where ``text`` lists the candidates one a line: a run of list items or table rows (blank lines
+    between them allowed) in which at least two lines name different candidates first. Such a run reports
+    what was looked up ("- Porto: 19.5 °C, cloudy"); its first line is no pick."""
+    out: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []
+
+    def close() -> None:
+        firsts = {str(ms[0].key) for s, e in run if (ms := find(text[s:e]))}
+        if len(firsts) >= 2:
+            out.append((run[0][0], run[-1][1]))
+        run.clear()
+
+    at = 0
+    for line in text.split("\n"):
+        start, end = at, at + len(line)
+        at = end + 1
+        if _ITEM_LINE.match(line):
+            run.append((start, end))
+        elif line.strip():
+            close()
+    close()
+    return out
+
+
 def read_pick(text: str, pick: Pick, seed: WorldState | None = None) -> Picked:
-    """Whether ``text`` commits to ``pick.answer`` among the candidates (see the module's rules)."""
+    """Whether ``text`` commits to ``pick.answer`` among the candidates (see the module's rules). A list or
+    table of the candidates, one a line, is read only when no other sentence offers one."""
     find = _finder(candidates(pick, seed))
     plain = _norm(text)
     sentences = _sentences(plain)
+    listed = _enumerations(plain, find)
+    prose = [(s, e) for s, e in sentences if not any(a <= s < b for a, b in listed)]
+    if len(prose) < len(sentences):
+        picked = _read(plain, pick, find, prose)
+        if picked is not None:
+            return picked
+    picked = _read(plain, pick, find, sentences)
+    if picked is not None:
+        return picked
+    return Picked(True, unsure=f"offers none of the candidates as its pick ({pick.answer!r} read from a mention "
+                               "check)")
+
+
+def _read(plain: str, pick: Pick, find: Callable[[str], list[Mention]],
+          sentences: Sequence[tuple[int, int]]) -> Picked | None:
+    """The pick read from ``sentences`` of ``plain``; None when none of them offers a candidate."""
     ranked_only: str | None = None  # the first sentence that offers a candidate only in second place
     for n, (start, end) in enumerate(sentences):
         sentence = plain[start:end]
@@ -201,10 +252,21 @@ def read_pick(text: str, pick: Pick, seed: WorldState | None = None) -> Picked:
         if after.hedged:
             return Picked(False, f"hedges the pick {chosen!r} with another candidate: {after.hedged[:80]!r}")
         if after.revised is not None:
-            if after.revised.key != pick.answer:
-                return Picked(False, f"settles on {after.revised.key!r}, not {pick.answer!r}: "
-                                     f"{after.revised_in[:80]!r}")
-            return Picked(True)
+            # A correction may rule candidates out and name others in its working before it concludes
+            # ("Actually, wait: Seville has rain showers, so it's out, and Bilbao's drizzle counts as rain
+            # too. ... Final choice: Valencia"): its pick is the last conclusion from the revision on.
+            revised, settled_in = str(after.revised.key), after.revised_in
+            since = plain.find(after.revised_in, end)
+            concluded = _conclusions(plain, since, sentences, find) if since >= 0 else []
+            unsure = None
+            if concluded and concluded[-1][0] != revised:
+                unsure = (f"the correction names {revised!r} and concludes on {concluded[-1][0]!r}: "
+                          f"{concluded[-1][1][:80]!r}")
+                revised, settled_in = concluded[-1]
+            if revised != pick.answer:
+                return Picked(False, f"settles on {revised!r}, not {pick.answer!r}: {settled_in[:80]!r}",
+                              unsure)
+            return Picked(True, unsure=unsure)
         # No revision: the first pick stands, unless a conclusion after it names another candidate.
         concluded = _conclusions(plain, start + offered[0].end, sentences, find)
         if chosen == pick.answer:
@@ -229,5 +291,4 @@ def read_pick(text: str, pick: Pick, seed: WorldState | None = None) -> Picked:
     if ranked_only is not None:
         return Picked(False, f"names a candidate only in second place, below a pick it does not state: "
                              f"{ranked_only[:80]!r}")
-    return Picked(True, unsure=f"offers none of the candidates as its pick ({pick.answer!r} read from a mention "
-                               "check)")
+    return None

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from engine.world.answers import answer_failures
-from engine.world.choice import Pick, candidates, read_pick
+from engine.world.choice import Pick, Picked, candidates, read_pick
 from engine.world.episode import WorldEpisode
 from engine.world.errors import WorldSpecError
 from engine.world.spec import AnswerChecks
@@ -139,3 +139,46 @@ def test_a_pick_concluded_after_an_opening_phrase_is_read_and_a_second_place_is_
 def test_a_pick_concluded_after_an_opening_phrase_passes(seed, text):
     picked = read_pick(text, PICK, seed)
     assert picked.ok, picked.why
+
+
+# A list or table of what was looked up, one candidate a line, is a report, not a pick: the pick is read from
+# the prose around it (before, the list's first line, Porto, was taken as the pick and a later Valencia row
+# as the answer, so a recommendation of Seville passed).
+LISTED = "Here is the current weather:\n- Porto: 19.5°C, cloudy\n- Seville: 31.0°C, rain showers\n" \
+         "- Valencia: 27.5°C, sunny\n- Madrid: 29.0°C, sunny\n\n"
+TABLE = "| City | Temp |\n|---|---|\n| Porto | 19,5 °C |\n| Seville | 31,0 °C |\n| Valencia | 27,5 °C |\n\n"
+
+
+@pytest.mark.parametrize("text,good", [
+    (LISTED + "The warmest city is **Seville at 31.0°C**, so I recommend Seville for the team lunch.", False),
+    (TABLE + "Go with Seville, 31 °C.", False),
+    (LISTED + "Seville is warmest but rainy, so I recommend Valencia at 27.5 °C.", True),
+    (TABLE + "**Pick: Valencia — 27,5 °C and sunny.**", True),
+])
+def test_a_list_of_the_lookups_is_no_pick(seed, text, good):
+    picked = read_pick(text, PICK, seed)
+    assert picked.ok is good, picked
+    assert "Porto" not in picked.why
+
+
+def test_a_list_is_still_read_when_no_prose_picks(seed):
+    # A ranking with nothing around it is read line by line, as before the rule: its first line is the pick,
+    # and a later line with the answer is read as working then answer, marked unsure.
+    assert read_pick("1. Valencia: 27.5 °C\n2. Madrid: 29 °C", PICK, seed) == Picked(True)
+    later = read_pick("1. Madrid: 29 °C\n2. Valencia: 27.5 °C", PICK, seed)
+    assert later.ok and "picks 'Madrid' first" in (later.unsure or "")
+
+
+# A correction that rules the first pick out and names other candidates in its working settles on what it
+# concludes with, not on the last candidate its first sentence names.
+@pytest.mark.parametrize("text,good", [
+    ("Seville is the warmest at 31 °C, so Seville. Actually, wait — Seville has rain showers, so it's out, and "
+     "Porto's clouds are no rain. The warmest dry city is Valencia.\n\nFinal choice: Valencia, 27.5 °C.", True),
+    ("Seville is the warmest at 31 °C, so Seville. Actually, wait — Seville has rain showers, so it's out, and "
+     "Valencia is sunny at 27.5 °C.\n\nFinal choice: Madrid, 29 °C.", False),
+    # A correction with no later conclusion keeps the candidate it names.
+    ("Seville is the warmest at 31 °C. Actually, wait: the pick is Madrid.", False),
+])
+def test_a_correction_settles_on_what_it_concludes_with(seed, text, good):
+    picked = read_pick(text, PICK, seed)
+    assert picked.ok is good, picked

@@ -211,7 +211,11 @@ class Change(TextCheck):
         o = rf"(?<![\d.,]){re.escape(old)}(?![\d])"
         n = rf"(?<![\d.,]){re.escape(new)}(?![\d])"
         gap = rf".{{0,{self.window}}}?"
-        forward = rf"\b{_FROM_WORDS}\s+(?:\w+\s+){{0,2}}?{o}{gap}\b{_TO_WORDS}\s+(?:\w+\s+){{0,2}}?{n}"
+        # A marker is read as the longest one that starts where it stands, and the words skipped after it
+        # are no marker of the other role: the "en" of "en lugar de" (instead of) opens the old value, so
+        # "un valor de 750 en lugar de 200" states 200 -> 750, not "de 750 en ... 200" (750 -> 200).
+        to = rf"\b(?!{_FROM_WORDS}\b){_TO_WORDS}\s+(?:(?!{_FROM_WORDS}\b)\w+\s+){{0,2}}?"
+        forward = rf"\b{_FROM_WORDS}\s+(?:\w+\s+){{0,2}}?{o}{gap}{to}{n}"
         arrow = rf"{o}\s*\S{{0,4}}\s*{_ARROW}\s*{n}"
         backward = rf"{n}{gap}\b{_FROM_WORDS}\s+(?:\w+\s+){{0,2}}?{o}"
         return any(re.search(p, text, re.IGNORECASE) for p in (forward, arrow, backward))
