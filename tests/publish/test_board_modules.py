@@ -18,4 +18,5 @@ def test_a_changed_label_in_a_spec_shows_up_on_the_board(site_fleet: Path, monke
     assert board.modules == [m for m in MODULE_NAMES if m in board.modules], "columns in the registry's order"
     assert {c.label for r in board.rows for c in r.modules if c.module == "format"} == {"Layout"}
     assert any("Layout" in r.radar.labels for r in board.rows)
-    assert '<th data-sort="num" data-key="format" title="raw det score, format">Layout</th>' in detail_panel(board, Links())
+    header = '<th data-sort="num" data-key="format" title="raw det score, format">Layout</th>'
+    assert header in detail_panel(board, Links())
