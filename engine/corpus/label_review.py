@@ -15,9 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from engine.core.errors import UserError
+from engine.core.schema import Strict
 from engine.core.yamlfile import invalid_file_message, read_mapping
 from engine.corpus.schema import BATCH
 
@@ -25,11 +26,13 @@ REVIEWS = Path("results") / "label_reviews"
 Verdict = Literal["pass", "fail"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Frozen(Strict):
+    """A review file's models: the base of every file model (unknown keys are errors), frozen once read."""
+
+    model_config = ConfigDict(frozen=True)
 
 
-class LabelChange(_Strict):
+class LabelChange(_Frozen):
     module: str = Field(min_length=1, max_length=40)
     task: str = Field(min_length=1, max_length=100)
     case: str = Field(min_length=1, max_length=100)
@@ -44,7 +47,7 @@ class LabelChange(_Strict):
         return self
 
 
-class LabelReview(_Strict):
+class LabelReview(_Frozen):
     batch: str = Field(pattern=BATCH.pattern)
     date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
     # Every case of these modules was reviewed, not only the ones the graders disagreed with: a review of the
