@@ -23,19 +23,24 @@ never formatting:
 - a reply that answers in another language labels its answer in that language ("Antwort: Dana",
   "答案：Tomasz", "답: 89009", "Réponse : 369"). Such a label is read by its structure, not from a list of
   words: with no English label anywhere, a short label (at most three words of letters, no digits) and a
-  colon, half- or full-width, on one of the reply's last two lines, holding a value after it;
-- a reply that is only the value (one line of at most three words, no label) is that value.
+  colon, half- or full-width, on one of the reply's last two lines, holding a value after it, in a reply that
+  is not written in the request's language (:mod:`engine.readers.language`): in English, "Total: 369" or
+  "Output: fdb3" is another label, not a translation of the one asked for, and gives no answer line;
+- a reply that is only the value (one line of at most three words, no label, alone or in a code fence or
+  display math of its own, and not a JSON object) is that value.
 
 The last two readings say so (``how``): a grader marks a verdict that rests on them unsure.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
 from engine.episodes.inline import Delimiter, unwrap
 from engine.model.normalise import split_reasoning
+from engine.readers.language import Language, reply_language
 from engine.readers.stance import label_commits
 
 # A block quote, then a heading mark or a bullet / list number, in front of the label.
@@ -144,9 +149,10 @@ def _value(raw: str, tail: str = "") -> AnswerLine:
     return AnswerLine(text=text, spans=spans, tail=tail)
 
 
-def read_answer_line(reply: str) -> AnswerLine | None:
+def read_answer_line(reply: str, request: str) -> AnswerLine | None:
     """The value of the reply's last answer line, or of its last ``\\boxed{}``, or of a label in another
-    language on its last lines, or the reply itself when it is one short line; ``None`` when none of these."""
+    language on its last lines (when the reply is not written in the language of ``request``, the text the
+    model was sent), or the reply itself when it is one short line; ``None`` when none of these."""
     text, _ = split_reasoning(reply.replace("\r\n", "\n").replace("\r", "\n"))
     lines = text.split("\n")
     found: AnswerLine | None = None
@@ -180,11 +186,16 @@ def read_answer_line(reply: str) -> AnswerLine | None:
     if boxed and boxed[-1].strip():
         line_end = text.find("\n", text.rfind("\\boxed{"))
         return _value("\\boxed{" + boxed[-1] + "}", text[line_end + 1:] if line_end >= 0 else "")
-    return _any_label(lines) or _bare(lines)
+    return _any_label(lines, reply_language(text, request)) or _bare(lines)
 
 
-def _any_label(lines: list[str]) -> AnswerLine | None:
-    """The value under a short label in any language on one of the reply's last lines ("Antwort: Dana")."""
+def _any_label(lines: list[str], language: Language) -> AnswerLine | None:
+    """The value under a short label in any language on one of the reply's last lines ("Antwort: Dana"), in a
+    reply that is not in the request's language: in the request's own language the label the model was asked
+    for is "Answer", so another one ("Total:", "Output:") is no translation of it and gives no answer line.
+    A reply with too little prose to show its language keeps the label, and the reading says so."""
+    if language is Language.SAME:
+        return None
     filled = [i for i, line in enumerate(lines) if line.strip() and not _FENCE.match(line)]
     for i in reversed(filled[-_LAST_LINES:]):
         m = _ANY_LABEL.match(_plain(lines[i]).strip())
@@ -193,27 +204,38 @@ def _any_label(lines: list[str]) -> AnswerLine | None:
         value = _value(m.group("value"))
         if value.text:
             label = m.group("label")
+            language_note = "" if language is Language.OTHER else f" ({language.value})"
             return AnswerLine(text=value.text, spans=value.spans, tail="\n".join(lines[i + 1:]),
-                              how=f"answer read after the label {label!r}, not 'Answer:'")
+                              how=f"answer read after the label {label!r}, not 'Answer:'{language_note}")
     return None
 
 
 def _bare(lines: list[str]) -> AnswerLine | None:
-    """The whole reply as its value when it is one short line."""
-    filled = [line for line in lines if line.strip()]
+    """The whole reply as its value when it is one short line, alone or inside a fence of its own (a reply of
+    only "```\nfdb3\n```" shows the reader nothing but the value)."""
+    filled = [line for line in lines if line.strip() and not _FENCE.match(line)]
     if len(filled) != 1:
         return None
     line = _plain(filled[0]).strip()
-    if len(line) > _BARE_CHARS or len(line.split()) > _BARE_WORDS:
+    if len(line) > _BARE_CHARS or len(line.split()) > _BARE_WORDS or _is_record(line):
         return None
     value = _value(line)
     return AnswerLine(text=value.text, spans=value.spans, how="the whole one-line reply read as the answer "
                                                               "(no 'Answer:' label)") if value.text else None
 
 
+def _is_record(line: str) -> bool:
+    """Whether a line is a JSON object: a record whose fields hold values, not a value ("{"answer": 369}")."""
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
 def answered_before_cut(reply: str) -> bool:
     """Whether a reply cut by the token limit had already given its answer: an English answer line (or a
     ``\\boxed{}``) with more text after it, so the cut fell in what followed and not in the value. A label
     in another language or a bare reply is read only at the reply's end, where the cut may have clipped it."""
-    line = read_answer_line(reply)
+    # Only an English label counts here, so the request's language is not needed.
+    line = read_answer_line(reply, "")
     return line is not None and line.how is None and bool(line.tail.strip())

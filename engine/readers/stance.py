@@ -23,9 +23,6 @@ it stands. The rules, each used by every grader that reads an answer:
 - **A qualified label** ("Corrected answer:", "Wrong answer:") commits to its value unless its qualifier
   negates it or calls it an error, dates it, offers it as a possibility or as an illustration
   (:func:`label_commits`); the answer-line reader reads the last committed label as the answer.
-- **Without an answer line**, a reply commits to the value of its last concluding sentence (one that says
-  "so", "total", "answer", or shows the result of working), not to the last number, which is often an
-  aside ("... so 369 in total (5 loaves stay loose)").
 
 The word classes below are grammar, not domain vocabulary: negators, the past-marking words that date a
 value, subordinators, the coordinators and modal words of a hedge, and the discourse markers of a revision.
@@ -482,54 +479,3 @@ def label_commits(qualifier: str) -> bool:
     """Whether a label with this qualifier (the words before "answer": "Corrected", "Wrong", "") commits to
     its value, by the negation, dating, hedge and example classes of this reader."""
     return not (_UNCOMMITTED.search(qualifier) or HEDGE_WORD.search(qualifier) or _WRONG.search(qualifier))
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Without an answer line
-
-# A sentence that concludes: "so", "therefore", "in total", "the answer/result/total ...", or working.
-_CONCLUDES = re.compile(
-    r"\b(?:so|thus|therefore|hence|overall|altogether|in\s+total|in\s+all|total|answer|result|comes\s+to"
-    r"|final(?:ly)?)\b|=|→|⇒", re.IGNORECASE)
-# Markers whose number stands before them: "369 in total", "369 altogether".
-# Matched where the number ends (re.match at a position, not on a copy of the rest of the sentence).
-_CONCLUDES_AFTER_NUMBER = re.compile(r"\s*(?:in\s+total|in\s+all|altogether|overall|total)\b", re.IGNORECASE)
-_NOT_A_GAP = re.compile(r"[^ ,]")
-
-
-@dataclass(frozen=True)
-class Closing:
-    """The number a reply without an answer line commits to, and why it may be a guess."""
-
-    quantity: Quantity | None
-    unsure: str | None = None
-
-
-def _concluded(sentence: str) -> Quantity | None:
-    """The number a concluding sentence commits to: the one its last marker introduces ("so 369", "= 369")
-    or closes ("369 in total"), outside parentheses and not set aside."""
-    outside = _PAREN.sub(lambda m: " " * len(m.group(0)), sentence)
-    found = _kept(outside, prose_numbers(outside))
-    starts, ends = [q.start for q in found], [q.end for q in found]
-    for marker in reversed(list(_CONCLUDES.finditer(outside))):
-        i = bisect.bisect_right(ends, marker.start()) - 1  # the last number before the marker
-        if i >= 0 and _CONCLUDES_AFTER_NUMBER.match(outside, found[i].end) \
-                and not _NOT_A_GAP.search(outside, found[i].end, marker.start()):
-            return found[i]
-        j = bisect.bisect_left(starts, marker.end())  # the first number after it
-        if j < len(found):
-            return found[j]
-    return None
-
-
-def closing_number(text: str) -> Closing:
-    """The number the last concluding sentence commits to; failing that, the last number, marked unsure."""
-    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
-    for sentence in reversed(sentences):
-        found = _concluded(sentence)
-        if found is not None:
-            return Closing(found)
-    every = prose_numbers(text)
-    if not every:
-        return Closing(None)
-    return Closing(every[-1], "no answer line and no concluding sentence: graded on the last number")

@@ -5,10 +5,17 @@ from __future__ import annotations
 import pytest
 
 from engine.episodes.answer_line import read_answer_line
+from engine.episodes.knowledge.module import INSTRUCTION
+
+# The request the replies answer: a question of the bank, in English, with the module's instruction.
+REQUEST = ("A bakery uses 3 kg of flour per batch of 24 loaves. On Monday it starts with 50 kg of flour and bakes as "
+           "many full batches as it can. It sells every loaf except 17, and the loaves that are left are packed "
+           "into boxes of 6 (a box is only packed when it is full). How many loaves were sold, plus how many full "
+           "boxes of leftover loaves were packed? Give that total." + INSTRUCTION)
 
 
 def text_of(reply: str) -> str | None:
-    line = read_answer_line(reply)
+    line = read_answer_line(reply, REQUEST)
     return None if line is None else line.text
 
 
@@ -32,7 +39,7 @@ def test_markdown_around_the_label_and_value_is_removed(reply):
 
 
 def test_a_code_span_is_kept_apart_and_its_backticks_dropped():
-    line = read_answer_line("Answer: The program prints `fdb3`.")
+    line = read_answer_line("Answer: The program prints `fdb3`.", REQUEST)
     assert line is not None and line.spans == ("fdb3",) and line.text == "The program prints fdb3."
 
 
@@ -100,18 +107,18 @@ def test_boxed_is_read_on_the_line_and_alone():
 
 
 def test_no_answer_line_and_no_box_is_none():
-    assert read_answer_line("I think it is 369.") is None
-    assert read_answer_line("The answer is somewhere above") is None
+    assert read_answer_line("I think it is 369.", REQUEST) is None
+    assert read_answer_line("The answer is somewhere above", REQUEST) is None
 
 
 def test_a_bold_phrase_that_is_not_the_label_alone_is_no_heading():
-    assert read_answer_line("**Final answer below**\n369") is None
+    assert read_answer_line("**Final answer below**\n369", REQUEST) is None
 
 
 def test_the_text_after_the_answer_is_kept_for_the_stance_reader():
-    line = read_answer_line("Working.\nAnswer: 369\n\nActually, wait: it is 367.")
+    line = read_answer_line("Working.\nAnswer: 369\n\nActually, wait: it is 367.", REQUEST)
     assert line is not None and line.text == "369" and line.tail.strip() == "Actually, wait: it is 367."
-    boxed = read_answer_line("So $\\boxed{369}$.\nOr 367 if boxes do not count.")
+    boxed = read_answer_line("So $\\boxed{369}$.\nOr 367 if boxes do not count.", REQUEST)
     assert boxed is not None and boxed.text == "369" and boxed.tail == "Or 367 if boxes do not count."
 
 
@@ -122,7 +129,7 @@ def test_the_text_after_the_answer_is_kept_for_the_stance_reader():
     ("Le total est calculé ainsi.\n\n**Réponse :** 369\n\nBonne journée", "369", "Réponse"),
 ])
 def test_a_label_in_the_replys_own_language_is_read_by_its_shape(reply, value, label):
-    line = read_answer_line(reply)
+    line = read_answer_line(reply, REQUEST)
     assert line is not None and line.text == value
     assert line.how is not None and label in line.how
 
@@ -133,22 +140,49 @@ def test_a_label_in_the_replys_own_language_is_read_by_its_shape(reply, value, l
     "Antwort: Dana\nweiter\nnoch mehr\nund noch mehr Text",  # a label not on the last two lines
 ])
 def test_no_label_shape_on_the_last_lines_is_no_answer(reply):
-    line = read_answer_line(reply)
+    line = read_answer_line(reply, REQUEST)
     assert line is None or line.how is None and line.text == "Dana"
 
 
 def test_an_english_label_anywhere_wins_over_a_foreign_one_at_the_end():
-    line = read_answer_line("Answer: 367\n\nAntwort: 369")
+    line = read_answer_line("Answer: 367\n\nAntwort: 369", REQUEST)
     assert line is not None and line.text == "367" and line.how is None
 
 
 @pytest.mark.parametrize("reply, value", [("Dana", "Dana"), ("10:3,8:1,4:1,3:1", "10:3,8:1,4:1,3:1"),
                                           ("**89\u00a0009**", "89\u00a0009")])
 def test_a_reply_that_is_only_the_value_is_the_value(reply, value):
-    line = read_answer_line(reply)
+    line = read_answer_line(reply, REQUEST)
     assert line is not None and line.text == value and line.how is not None
 
 
 @pytest.mark.parametrize("reply", ["I think it is 369.", "Dana\nPriya", "The owner after the handover is Dana"])
 def test_a_sentence_or_two_lines_is_not_a_bare_value(reply):
-    assert read_answer_line(reply) is None
+    assert read_answer_line(reply, REQUEST) is None
+
+
+@pytest.mark.parametrize("reply", [
+    # another label in the request's own language is not a translation of "Answer"
+    "It bakes 16 batches, so 384 loaves; 367 are sold and the 17 left fill 2 boxes.\n\n**Total: 369**\n\n"
+    "Let me know if you would like the steps broken down.",
+    "The loop skips the odd numbers above five, so the sevens are never counted.\n\nOutput: 10:3,8:1,4:1,3:1",
+])
+def test_another_label_in_the_requests_language_is_no_answer_line(reply):
+    assert read_answer_line(reply, REQUEST) is None
+
+
+def test_a_label_with_too_little_prose_to_show_its_language_is_read_and_says_so():
+    line = read_answer_line("Antwort: 9082", REQUEST)
+    assert line is not None and line.text == "9082" and line.how is not None and "too little prose" in line.how
+
+
+@pytest.mark.parametrize("reply", ["```\nfdb3\n```", "$$\n369\n$$"])
+def test_a_value_alone_in_a_fence_of_its_own_is_a_bare_value(reply):
+    line = read_answer_line(reply, REQUEST)
+    assert line is not None and line.how is not None and line.text in {"fdb3", "369"}
+
+
+@pytest.mark.parametrize("reply", ['```json\n{"VAR_VSPGJ": 89009}\n```', '{"answer": 369}',
+                                   "Here it is:\n```\nfdb3\n```"])
+def test_a_record_or_a_fence_after_a_lead_in_is_no_bare_value(reply):
+    assert read_answer_line(reply, REQUEST) is None

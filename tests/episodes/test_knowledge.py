@@ -52,9 +52,6 @@ def test_grading_is_deterministic():
     ("kn_bakery_batches", "Answer: 369\n\nThat is 367 loaves sold plus 2 full boxes.",
      "Answer: 369\n(or 402 if the partial batch counts)"),
     ("kn_bakery_batches", "Answer: 369\n\nLet me check: 16 x 24 = 384, yes.", "Answer: 369\n\nWait, that's wrong."),
-    # without an answer line: the concluding sentence, not the last number
-    ("kn_bakery_batches", "It sold 367 loaves and packed 2 boxes, so 369 in total (5 loaves stay loose).",
-     "It sold 367 loaves and packed 17 leftover loaves, so 384 in total (5 loaves stay loose)."),
     # text answers: after "=" of working, before the explanation after a comma
     ("kn_slice_reverse", "Answer: initials + str(len(picked)) = fdb3", "Answer: initials + str(len(picked)) = bdf3"),
     ("kn_slice_reverse", "Answer: fdb3, since the initials are reversed", "Answer: fdb3, or maybe bdf3"),
@@ -65,9 +62,24 @@ def test_the_readers_pass_the_answer_and_fail_the_near_miss(task_id, right, wron
     assert not replay(task_id, [Action(text=wrong)]).passed, wrong
 
 
-def test_a_verdict_resting_on_a_guess_says_so():
-    trial = replay("kn_rail_pass", [Action(text="She would save 85.80.")])
-    assert trial.passed and trial.grade.unsure and "last number" in trial.grade.unsure
+@pytest.mark.parametrize("reply", [
+    "It sold 367 loaves and packed 2 boxes, so 369 in total (5 loaves stay loose).",
+    "She would save 85.80.",
+    "16 batches, 384 loaves, 367 sold.\n\n**Total: 367 + 2 = 369**\n\nLet me know if you would like more detail.",
+    '```json\n{"sold": 367, "boxes": 2, "answer": 369}\n```',
+])
+def test_a_right_value_without_the_answer_line_asked_for_fails(reply):
+    # The request asks for the line; picking a concluding number, a bold total or a JSON field out of the
+    # reply is a guess made for the model.
+    task = "kn_rail_pass" if "85.80" in reply else "kn_bakery_batches"
+    trial = replay(task, [Action(text=reply)])
+    assert not trial.passed and "no 'Answer:' line" in trial.grade.reason
+
+
+def test_a_label_in_the_replys_own_language_is_an_answer_and_says_so():
+    reply = "Die Bäckerei backt 16 Chargen, also 384 Brote; verkauft werden 367, dazu 2 volle Kisten.\n\nAntwort: 369"
+    trial = replay("kn_bakery_batches", [Action(text=reply)])
+    assert trial.passed and trial.grade.unsure and "Antwort" in trial.grade.unsure
     trial = replay("kn_bakery_batches", [Action(text="Answer: 369\nI'm not completely sure about the boxes.")])
     assert trial.passed and trial.grade.unsure and "doubt" in trial.grade.unsure
     assert replay("kn_bakery_batches", [Action(text="Answer: 369")]).grade.unsure is None

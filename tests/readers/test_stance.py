@@ -18,7 +18,6 @@ from engine.readers.stance import (
     _between_as_or,
     after_answer,
     alternatives,
-    closing_number,
     committed_number,
     label_commits,
     numbers,
@@ -173,7 +172,7 @@ def test_committed_number(candidate, value):
 def test_no_number_is_none_and_a_pronoun_in_prose_is_no_number():
     assert committed_number("no number here") is None
     assert [describe(q) for q in numbers("Answer: one")] == ["1"]
-    assert prose_numbers("this one and that one") == [] and closing_number("I like this one.").quantity is None
+    assert prose_numbers("this one and that one") == []
 
 
 # ------------------------------------------------------------------------------ prose after the answer
@@ -239,18 +238,6 @@ def test_a_retraction_without_a_new_value_and_a_doubt():
 # ------------------------------------------------------------------------------- without an answer line
 
 
-@pytest.mark.parametrize(("text", "value", "unsure"), [
-    ("So the total is 369 (with 5 loose loaves left over).", "369", False),
-    ("It sold 367 loaves and packed 2 boxes, so 369 in total. That used 48 of the 50 kg.", "369", False),
-    ("Total = 367 + 2 = 369", "369", False),
-    ("I think it is 369.", "369", True),
-])
-def test_closing_number_is_the_concluding_sentences_not_the_last_aside(text, value, unsure):
-    closing = closing_number(text)
-    assert closing.quantity is not None and closing.quantity.value == Decimal(value)
-    assert bool(closing.unsure) is unsure
-
-
 def test_a_head_that_only_rejects_hands_the_answer_to_the_aside_after_it():
     text = "Priya isn't the owner any more; Dana is"
     assert role_of(text, "Dana", "Priya") == "head"
@@ -283,7 +270,6 @@ def test_the_reader_stays_fast_on_a_reply_of_any_length():
 
     filler = "so 367 loaves (not 384) and 2 boxes, or maybe 402 if wait; " * 3000  # about 180,000 characters
     started = time.monotonic()
-    closing_number(filler)
     after(filler.replace("; ", ".\n"))
     roles(filler, [Mention(m, m + 3, "367") for m in range(3, len(filler), 60)][:2000])
     assert time.monotonic() - started < 20

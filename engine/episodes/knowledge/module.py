@@ -5,9 +5,9 @@ One question, one reply, one exact answer. The model is asked to end with ``Answ
 (:mod:`engine.readers.quantity`), and what the reply commits to (:mod:`engine.readers.stance`): a line that
 offers two different values fails, and prose after the answer line that revises, hedges or retracts it
 counts. An answer labelled in the reply's own language ("Antwort: 369") or a reply that is only the value is
-an answer, graded and marked unsure. A reply with no answer at all is graded on the number of its last
-concluding sentence (arithmetic) or not at all (program output), because a grader that guesses generously
-would reward rambling.
+an answer, graded and marked unsure. A reply with no answer line fails, even when its prose ends on the right
+number: the request asks for the line, and a grader that picks a "concluding" number out of prose guesses for
+the model (every reader who judged replies with the full request in front of them failed such replies).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from engine.episodes.base import (
     last_assistant_text,
 )
 from engine.episodes.spec import ModuleSpec, ModuleWeights
-from engine.model.normalise import split_reasoning
 from engine.readers import quantity
 from engine.readers.stance import (
     ALTERNATIVE_WORD,
@@ -38,7 +37,6 @@ from engine.readers.stance import (
     Mention,
     after_answer,
     alternatives,
-    closing_number,
     committed_number,
     prose_numbers,
 )
@@ -86,16 +84,11 @@ class Verdict:
 def judge(reply: str, body: KnowledgeBody) -> Verdict:
     """The verdict on one reply. The value comes from the answer line; an arithmetic reply without one is
     read at the number its last concluding sentence commits to."""
-    line = read_answer_line(reply)
+    line = read_answer_line(reply, MODULE.prompt(body))
     if line is None:
-        if body.kind == "arithmetic":
-            closing = closing_number(split_reasoning(reply)[0])
-            if closing.quantity is not None:
-                ok, second = _same_number(body.answer, closing.quantity)
-                shown = quantity.describe(closing.quantity)
-                return Verdict(ok, "correct" if ok else f"answered {shown} (no 'Answer:' line)", shown,
-                               _joined(closing.unsure, second))
-        return Verdict(False, "no 'Answer:' line and no value to read")
+        # The request asks for the line; a value left in the prose is not given in the form asked for, and
+        # picking the "concluding" number out of prose is a guess a grader should not make for the model.
+        return Verdict(False, "no 'Answer:' line")
     verdict = _judge_number(line, body.answer) if body.kind == "arithmetic" else _judge_text(line, body.answer)
     # An answer found under a label in another language, or a reply that is only its value, is an answer;
     # the verdict says it rests on that reading.

@@ -281,7 +281,7 @@ class LongContext:
         # Reasoning never counts: strip it again in case the stored content still holds a <think> block.
         text = split_reasoning(replies[-1].content)[0] if replies else ""
         details: dict[str, object] = {}
-        line = read_answer_line(text)
+        line = read_answer_line(text, prompt(body))
         if line is None:
             return Grade(score=0.0, passed=False, breakdown={"correct": 0.0},
                          reason="no 'Answer:' line", details=details)
