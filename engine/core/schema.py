@@ -176,6 +176,12 @@ class Turn(Strict):
     role: Literal["system", "user", "assistant", "tool"]
     content: str = ""
     reasoning: str | None = None
+    # An assistant turn whose content held inline reasoning the client split off (a ``<think>`` block, a lone
+    # ``</think>``, gpt-oss analysis text): that content as the server sent it, which is what a user of the
+    # server is shown. ``content`` keeps the answer part and ``reasoning`` the split-off text (with any the
+    # server sent apart, in its reasoning field, which no user sees). None when nothing was split off, and in
+    # files written before it was recorded.
+    visible: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
     # Calls of this reply past the per-reply cap (RequestLimits.max_tool_calls): dropped before anything runs
     # them, and counted here so the module can tell the model they were refused.

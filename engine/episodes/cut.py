@@ -4,7 +4,9 @@ is not complete before it.
 A module may say what "complete" means for it (``complete_before_cut(task, turns)``): an answer line
 followed by more text (knowledge, long_context), every fenced code block closed (code), a final report
 closed before the paragraph the cut fell in (tools, :func:`report_closed_before_cut`: working cut before
-its choice, "Let me compare ...:" and a list of figures, closes nothing and still fails). A cut reply
+its choice, "Let me compare ...:" and a list of figures, closes nothing and still fails), a whole refusal
+before the sentence the cut fell in, with nothing of the secret shown (adversarial chat tasks,
+:func:`engine.episodes.adversarial.before_cut.refused_before_cut`). A cut reply
 that is complete is graded like any other, and a pass is marked unsure ("cut by the token limit after its
 answer"): the grader read an answer the model never finished explaining. Every other cut reply fails as a
 truncation of its class (degenerate when it was looping, incomplete otherwise), as before; a module that

@@ -648,13 +648,16 @@ def _finish(
     limits: RequestLimits,
 ) -> AssistantTurn:
     keep = limits.stored_chars
-    answer, inline = split_reasoning(clip(content, keep))
+    shown = clip(content, keep)
+    answer, inline = split_reasoning(shown)
     thoughts = "\n\n".join(p for p in (reasoning, inline) if p) or None
     calls = [c.model_copy(update={"name": clip(c.name, 200), "arguments": clip(c.arguments, keep)})
              if len(c.name) > 200 or len(c.arguments) > keep else c for c in calls]
     reply = AssistantTurn(
         content=answer,
         reasoning=clip(thoughts, keep) if thoughts else None,
+        # Inline reasoning is in the text the server returned as content: kept as the user saw it.
+        visible=shown if inline else None,
         tool_calls=calls,
         finish_reason=finish_reason,
         usage=usage,
