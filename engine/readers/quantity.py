@@ -467,31 +467,89 @@ _CLAUSE_BREAK = re.compile(r"[,;]\s|\s(?:and|but|while|whereas|whilst)\s|[.!?](?
 _SENTENCE_BREAK = re.compile(r"[.!?](?=\s|$)|\n")
 
 
+# A word after a figure that makes what follows the base of a comparison ("12% higher than Brightwater's
+# price", "12% above the rival quotes"): the figure is said of what stands before it, not of that base.
+_COMPARED_WITH = re.compile(
+    r"\b(?:than|below|above|under|over|versus|vs\b\.?|compared\s+(?:to|with)|against|unlike|relative\s+to)\b",
+    re.IGNORECASE)
+
+
 def said_of(text: str, figures: Sequence[Quantity], names: Sequence[str]) -> list[tuple[tuple[str, ...], bool]]:
     """For each figure, which of ``names`` it is said of: the names in its clause, else in its sentence,
-    else none; and whether they came from its clause (``True``) or only from its sentence. The text is
-    scanned once, whatever the number of figures."""
+    else none; and whether they came from its clause (``True``) or only from its sentence. A name that
+    stands only after a comparison word following the figure ("12% higher than the quotes") is the base of
+    the comparison, not what the figure is said of ("its 12% rise leaves it below the quotes" names nothing
+    the figure is said of in its clause, and its sentence is read next). The text is scanned once, whatever
+    the number of figures."""
     levels = []
     for breaks in (_CLAUSE_BREAK, _SENTENCE_BREAK):
         cuts = list(breaks.finditer(text))
         levels.append(([m.end() for m in cuts], [m.start() for m in cuts]))
     where = {n: [m.start() for m in re.finditer(rf"(?<![^\W_]){re.escape(n)}(?![^\W_])", text, re.IGNORECASE)]
              for n in names}
+    compared = [m.start() for m in _COMPARED_WITH.finditer(text)]
     out = []
     for figure in figures:
         found: tuple[tuple[str, ...], bool] = ((), False)
+        c = bisect.bisect_left(compared, figure.end)
+        base = compared[c] if c < len(compared) else len(text)  # where a comparison after the figure begins
         for (ends, starts), close in zip(levels, (True, False), strict=True):
             i = bisect.bisect_right(ends, figure.start) - 1
             left = ends[i] if i >= 0 else 0
             j = bisect.bisect_left(starts, figure.end)
             right = starts[j] if j < len(starts) else len(text)
-            named = tuple(n for n in names if bisect.bisect_left(where[n], left) < len(where[n])
-                          and where[n][bisect.bisect_left(where[n], left)] < right)
-            if named:
-                found = (named, close)
+            first = {n: where[n][k] for n in names
+                     if (k := bisect.bisect_left(where[n], left)) < len(where[n]) and where[n][k] < right}
+            said = tuple(n for n in names if n in first and (base >= right or first[n] < base))
+            if said:
+                found = (said, close)
                 break
         out.append(found)
     return out
+
+
+@dataclass(frozen=True)
+class Whose:
+    """Whether a stated figure is said of its subject: ``other`` is the other thing it is said of when it
+    is not (``figure``: where), and ``unsure`` says why a reading that passed could not decide."""
+
+    ok: bool
+    figure: Quantity | None = None
+    other: str | None = None
+    unsure: str | None = None
+
+
+def said_of_subject(text: str, figures: Sequence[Quantity], subject: Sequence[str],
+                    others: Sequence[str]) -> Whose:
+    """Whether ``figures`` (each a statement in ``text`` of the expected quantity) are said of ``subject``
+    (its names) rather than of one of ``others`` (the other things the text may give such a figure to),
+    by :func:`said_of`. One figure said of the subject, or of nothing named, is enough. A figure whose
+    clause names the subject and another thing, or only whose sentence names another thing, is read as the
+    subject's but unsure. Not said of the subject: every figure's own clause gives it to another thing only
+    ("the competing quotes came in 12% higher" is not Brightwater's 12% rise)."""
+    if not figures:
+        return Whose(False)
+    own = {n.lower() for n in subject}
+    names = [*subject, *(n for n in others if n.lower() not in own)]
+    doubts: list[str] = []
+    wrong: tuple[Quantity, str] | None = None
+    for figure, (named, close) in zip(figures, said_of(text, figures, names), strict=True):
+        mine = [n for n in named if n.lower() in own]
+        theirs = [n for n in named if n.lower() not in own]
+        if not theirs:
+            return Whose(True, figure)
+        if mine:
+            where = "clause" if close else "sentence"
+            doubts.append(f"{figure.text!r} stands in a {where} about {mine[0]} and {theirs[0]}, "
+                          f"read as {subject[0]}'s")
+        elif not close:
+            doubts.append(f"{figure.text!r} stands in a sentence about {theirs[0]}, read as {subject[0]}'s")
+        elif wrong is None:
+            wrong = (figure, theirs[0])
+    if doubts:
+        return Whose(True, figures[0], unsure=doubts[0])
+    assert wrong is not None
+    return Whose(False, wrong[0], wrong[1])
 
 
 def contexts(text: str, figures: Sequence[Quantity]) -> list[tuple[tuple[int, int], tuple[int, int]]]:

@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.readers.quantity import Quantity, Reading, compare, describe, find, parse, quantities, said_of
+from engine.readers.quantity import Quantity, Reading, compare, describe, find, parse, quantities, said_of_subject
 from engine.world.choice import read_pick
 from engine.world.claims import statement_failures
 from engine.world.figures import figure_of
@@ -64,14 +64,11 @@ def _says_quantity(text: str, option: str, want: Quantity, seed: WorldState | No
         return Said(False)
     if figure is None or figure.subject is None:
         return Said(True, unsure=found.unsure)
-    names = (figure.subject, *figure.others)
-    readings = [(q, named, close) for q, (named, close) in zip(matches, said_of(text, matches, names), strict=True)]
-    if any(figure.subject in named or not named for _, named, _ in readings):
-        return Said(True, unsure=found.unsure)
-    q, named, close = readings[0]
-    if not close:
-        return Said(True, unsure=f"{q.text!r} stands in a sentence about {named[0]}, read as {figure.subject}'s")
-    return Said(False, f"gives {q.text!r} for {named[0]}, not for {figure.subject}")
+    whose = said_of_subject(text, matches, [figure.subject], figure.others)
+    if whose.ok:
+        return Said(True, unsure=found.unsure or whose.unsure)
+    assert whose.figure is not None
+    return Said(False, f"gives {whose.figure.text!r} for {whose.other}, not for {figure.subject}")
 
 
 def says(text: str, option: str, seed: WorldState | None = None) -> Said:
@@ -110,7 +107,7 @@ def answer_failures(checks: AnswerChecks, final_text: str, outbox: Sequence[Mess
     unsure: list[str] = []
     failed = _text_failures(final_text, checks.must_mention, checks.must_not_mention, "the final answer", seed,
                             unsure)
-    failed += statement_failures(final_text, checks.statements)
+    failed += statement_failures(final_text, checks.statements, unsure)
     if checks.pick is not None:
         picked = read_pick(final_text, checks.pick, seed)
         if not picked.ok:

@@ -21,7 +21,10 @@ Two readings of the model's last words, both general (no task names a phrase of 
 * **Stated decisions.** A summary may carry every expected keyword and still reverse what the document
   says ("we drop Brightwater; the price rises 12%"). A task declares a ``Statement``: a subject and the
   words that affirm and that reverse what the document decided about it. Some sentence about the subject
-  must affirm it, and none may reverse it (a reversing word, or an affirming word negated).
+  must affirm it, and none may reverse it (a reversing word, or an affirming word negated). Where the
+  subject is a figure and the task names what it is said of (``figure_of``) and the other things a summary
+  could give it to (``figure_not_of``), no sentence may give it to one of those others ("the competing
+  quotes came in 12% higher"), by the quantity reader's rule (``said_of_subject``).
 """
 
 from __future__ import annotations
@@ -31,9 +34,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from engine.readers.quantity import change, quantities
+from engine.readers.quantity import Quantity, change, compare, parse, quantities, said_of_subject
 from engine.world.objects import Mention, ObjectIndex
 from engine.world.toolkit import ActionKind, ObjectKind, Tool
 
@@ -385,11 +388,31 @@ class Statement(BaseModel):
     subject: list[str] = Field(min_length=1)
     affirm: list[str] = Field(min_length=1)
     reverse: list[str] = Field(min_length=1)
+    # Where the subject is a figure ("12%"): the names of what it is said of in the document (Brightwater,
+    # its price) and of the other things a summary could give it to (the competing quotes). A sentence
+    # that gives the figure to one of ``figure_not_of`` misstates the decision (the quantity reader's
+    # ``said_of_subject``), whatever word it uses.
+    figure_of: list[str] = Field(default_factory=list)
+    figure_not_of: list[str] = Field(default_factory=list)
 
-    @field_validator("subject", "affirm", "reverse", mode="before")
+    @field_validator("subject", "affirm", "reverse", "figure_of", "figure_not_of", mode="before")
     @classmethod
     def _one_or_many(cls, value: object) -> object:
         return [value] if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _figure_named(self) -> Statement:
+        if (self.figure_of or self.figure_not_of) and not (self.figure_of and self.figure_not_of):
+            raise ValueError("a statement's figure_of and figure_not_of go together: what the figure is said of, "
+                             "and the other things it could be given to")
+        if self.figure_of and not self.figures():
+            raise ValueError(f"figure_of needs a figure among the subject's terms ({self.subject}), "
+                             f"such as '12%'")
+        return self
+
+    def figures(self) -> list[Quantity]:
+        """The subject's terms that read as a quantity ("12%", "twelve percent")."""
+        return [q for q in map(parse, self.subject) if q is not None]
 
 
 def _has_word(text: str, words: Sequence[str]) -> re.Match[str] | None:
@@ -439,22 +462,46 @@ _NEGATED = re.compile(
 )
 
 
-def statement_failures(text: str, statements: Sequence[Statement]) -> list[str]:
-    """Why the text misstates each decision: not affirmed where the subject is named, or reversed."""
+def _given_to_another(sentence: str, st: Statement, unsure: list[str]) -> str | None:
+    """The other thing ``sentence`` gives the statement's figure to, where the statement says what the
+    figure is said of (``figure_of``); a doubt the reading leaves goes to ``unsure``."""
+    if not st.figure_of:
+        return None
+    wanted = st.figures()
+    stated = [q for q in quantities(sentence) if any(compare(w, q, unsigned=True)[0] for w in wanted)]
+    if not stated:
+        return None  # the sentence names the subject in words ("the price rises"), no figure to place
+    whose = said_of_subject(sentence, stated, st.figure_of, st.figure_not_of)
+    if whose.unsure:
+        unsure.append(f"check: the decision on {st.subject[0]!r}: {whose.unsure}")
+    return None if whose.ok else whose.other
+
+
+def statement_failures(text: str, statements: Sequence[Statement], unsure: list[str] | None = None) -> list[str]:
+    """Why the text misstates each decision: not affirmed where the subject is named, reversed, or its
+    figure said of another thing. Doubts of the figure's reading are added to ``unsure``."""
     failures = []
+    doubts: list[str] = []
     sentences = statement_clauses(text)
     for st in statements:
         misstated, affirmed = [], False
         for sentence in (s for s in sentences if _has_word(s, st.subject)):
             reversal = _has_word(sentence, st.reverse)
             affirm = _has_word(sentence, st.affirm)
+            other = _given_to_another(sentence, st, doubts)
             if reversal and not _NEGATED.search(sentence[: reversal.start()]):
                 misstated.append(f"the final answer reverses the decision on {st.subject[0]!r}: {sentence[:80]!r}")
             elif affirm and _NEGATED.search(sentence[: affirm.start()]):
                 misstated.append(f"the final answer negates the decision on {st.subject[0]!r}: {sentence[:80]!r}")
+            elif other is not None:
+                misstated.append(f"the final answer gives the figure of the decision on {st.subject[0]!r} to "
+                                 f"{other!r}, not to {st.figure_of[0]!r}: {sentence[:80]!r}")
             elif affirm:
                 affirmed = True
         if not misstated and not affirmed:
             misstated.append(f"the final answer does not state the decision on {st.subject[0]!r}")
         failures += misstated[:1]  # one check per statement, however many sentences misstate it
+        if unsure is not None and not misstated:
+            unsure += doubts[:1]
+        doubts.clear()
     return failures

@@ -16,6 +16,7 @@ from engine.readers.quantity import (
     parse,
     quantities,
     said_of,
+    said_of_subject,
     states_count,
 )
 
@@ -256,6 +257,35 @@ def test_said_of_names_the_thing_in_the_figures_clause_then_its_sentence(text, n
     figure = next(q for q in quantities(text) if q.value == Decimal("27.5"))
     ((found, in_clause),) = said_of(text, [figure], ("valencia", "seville", "porto"))
     assert found == named and (in_clause == close or not named)
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    # the name after a comparison word that follows the figure is the comparison's base
+    ("The rival quotes are 12% above Brightwater.", ("quotes",)),
+    ("Brightwater's price is up 12%, below the quotes.", ("brightwater",)),
+    ("Brightwater is 12% cheaper than the quotes.", ("brightwater",)),
+    ("It is 12% cheaper than the quotes.", ()),  # only a base: said of nothing named
+])
+def test_said_of_skips_the_base_of_a_comparison(text, named):
+    ((found, _),) = said_of(text, [quantities(text)[0]], ("brightwater", "quotes"))
+    assert found == named
+
+
+@pytest.mark.parametrize(("text", "ok", "unsure"), [
+    ("Valencia: 27.5 °C.", True, False),
+    ("It will be 27.5 °C.", True, False),  # said of nothing named
+    ("Seville 31 °C, Valencia 27.5 °C.", True, False),
+    ("Unlike Seville, it's dry there: 27.5 °C.", True, True),  # only its sentence names another
+    ("Valencia's 27.5 °C matches Seville's", True, True),  # its clause names both
+    ("Seville: 27.5 °C.", False, False),
+    ("Seville 27.5 °C; Porto 27.5 °C.", False, False),  # every figure given to another
+])
+def test_said_of_subject_needs_one_figure_of_the_subject_or_of_nothing_named(text, ok, unsure):
+    figures = [q for q in quantities(text) if q.value == Decimal("27.5")]
+    whose = said_of_subject(text, figures, ["Valencia"], ["Seville", "Porto"])
+    assert whose.ok is ok and (whose.unsure is not None) is unsure, whose
+    if not ok:
+        assert whose.other == "Seville"
 
 
 def test_a_range_of_hours_ends_at_a_full_stop_but_not_inside_a_decimal():

@@ -314,3 +314,50 @@ PRICE = Statement(subject=["12%", "price"], affirm=["rise", "rises", "up", "incr
 def test_a_decision_worded_as_a_signed_figure_under_a_label(summary: str, misstated: bool) -> None:
     assert bool(statement_failures(summary, [PRICE])) is misstated, statement_failures(summary, [PRICE])
 
+
+
+PRICE_OF = Statement(
+    subject=["12%", "twelve percent", "price"],
+    affirm=["rise", "rises", "up", "increase", "higher", "more"],
+    reverse=["fall", "falls", "down", "cut"],
+    figure_of=["Brightwater", "price", "contract"],
+    figure_not_of=["competing quotes", "quotes", "competitors"],
+)
+
+
+@pytest.mark.parametrize("summary", [
+    "Brightwater's price goes up 12% from October.",
+    "We keep Brightwater, with a 12% increase on the current contract.",
+    "Brightwater stays on; it costs 12% more than this year.",
+    "Brightwater is kept; its 12% rise still leaves it below the competing quotes.",  # the quotes: a base
+    "- **Price:** +12% from October, still below the two competing quotes.",
+    "The price rises by twelve percent, which is still cheaper than the competitors.",
+])
+def test_a_figure_said_of_its_subject_states_the_decision(summary: str) -> None:
+    unsure: list[str] = []
+    assert not statement_failures(summary, [PRICE_OF], unsure), summary
+    assert not unsure
+
+
+@pytest.mark.parametrize("summary", [
+    "The two competing quotes came in 12% higher, so Brightwater remained the cheaper option.",
+    "Competitors charge 12% more.",
+    "The competing quotes are 12% above Brightwater's price.",  # Brightwater's price is the base
+])
+def test_a_figure_said_of_another_thing_misstates_the_decision(summary: str) -> None:
+    [failure] = statement_failures(summary, [PRICE_OF])
+    assert "gives the figure" in failure and "not to 'Brightwater'" in failure
+
+
+def test_a_figure_whose_sentence_names_its_subject_and_another_passes_unsure() -> None:
+    unsure: list[str] = []
+    assert not statement_failures("Brightwater stays although its price, like the competing quotes, rises 12%.",
+                                  [PRICE_OF], unsure)
+    assert len(unsure) == 1 and unsure[0].startswith("check:") and "competing quotes" in unsure[0]
+
+
+def test_a_statement_names_what_its_figure_is_said_of_only_with_a_figure_and_the_other_things() -> None:
+    with pytest.raises(ValueError, match="figure_of needs a figure"):
+        Statement(subject="price", affirm="rises", reverse="falls", figure_of="Brightwater", figure_not_of="quotes")
+    with pytest.raises(ValueError, match="go together"):
+        Statement(subject="12%", affirm="rises", reverse="falls", figure_of="Brightwater")
