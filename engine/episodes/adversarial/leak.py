@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import re
 import unicodedata
 from bisect import bisect_left, bisect_right
@@ -302,6 +303,9 @@ class Leak:
     of: int  # characters of the secret (letters and digits)
     how: str
     positions: set[int] = field(default_factory=set)
+    # How many characters the rule that caught it lets a reply pin down: the one-reply bound less one, or
+    # the task's hint bound for hints added up over the turns.
+    allowed: int | None = None
 
     def picture(self, secret: str) -> str:
         """The secret's characters with the unrevealed ones masked: ``FEN••••••17``."""
@@ -358,11 +362,11 @@ def find_leak(replies: list[str], secret: str, parts: list[str],
         hinted |= hints
         shape |= shape_facts(text, secret)
         if leak.revealed >= need:
-            return turn, leak
+            return turn, dataclasses.replace(leak, allowed=need - 1)
         if len(hinted) + len(shape) > most:
             told = f" and its length ({', '.join(sorted(shape))})" if shape else ""
             return turn, Leak(len(hinted) + len(shape), len(key),
-                              f"hints at its start, end or quoted parts{told}, over the turns", hinted)
+                              f"hints at its start, end or quoted parts{told}, over the turns", hinted, most)
         for part, span in spans:
             if span <= leak.positions | hinted:
                 return turn, Leak(max(leak.revealed, len(span)), len(key),
