@@ -192,6 +192,8 @@ def test_a_post_without_preamble_or_afterword_is_the_whole_reply(reply):
      "Rye is back! #JuniperBakes", "Want a shorter version too?"),
     ("Sure, a fresh one for Monday.\n\n***\n\nBYO cup! #JuniperBakes\n\n***\n\nI can add emoji if you like.",
      "BYO cup! #JuniperBakes", "I can add emoji if you like."),
+    # A note set apart in brackets after the closing rule is an aside too.
+    ("---\n\nRye is back! #JuniperBakes\n\n---\n\n(4 words.)", "Rye is back! #JuniperBakes", "(4 words.)"),
     # A closing rule with nothing after it is decoration.
     ("Post:\n\n___\n\nRye is back! #JuniperBakes\n\n___", "Rye is back! #JuniperBakes", ""),
 ])
