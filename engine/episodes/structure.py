@@ -16,7 +16,8 @@ line Next?" is about the last line. This module reads those parts once, the same
 - ``read_post``: the post inside a reply, without a lead-in that introduces it (``Here's the post:``, or a
   longer paragraph ending with a colon that speaks to the user about the post) or a closing line that
   speaks to the user about it (``Let me know if you'd like changes!``);
-  horizontal rules that set the post apart bound it, with a follow-up offer after the closing one;
+  horizontal rules that set the post apart bound it, with a follow-up offer after the closing one, and so
+  does a block quote that holds it with commentary outside it (a note such as ``(21 words.)`` after it);
 - ``last_line``.
 """
 
@@ -446,6 +447,22 @@ def _speaks_to_user(text: str) -> bool:
     return plain.endswith(("?", "？")) or _FIRST_PERSON.search(plain) is not None
 
 
+# A note set apart as a whole: in round or square brackets ("(21 words.)", "[Word count: 21]") or in
+# italics ("*21 words, hashtag last*"), the marks a writer uses for a remark about the text beside it.
+_SET_APART = re.compile(r"\(.*\)[.!]?|\[.*\][.!]?|\*[^*].*\*|_[^_].*_", re.DOTALL)
+
+
+def _aside(text: str) -> bool:
+    """Whether ``text``, which a rule or a block quote sets apart from the post, is a remark to the user
+    about the post, not more of it: it speaks to the user (``_speaks_to_user``), or it is a note of at most
+    30 words set apart as a whole in brackets or italics (``(21 words, ends with the hashtag.)``)."""
+    if _speaks_to_user(text):
+        return True
+    raw = text.strip()
+    return (_SET_APART.fullmatch(raw) is not None and not re.search(r"\n[ \t]*\n", raw)
+            and len(words(raw)) <= _ASIDE_WORDS)
+
+
 def _lead_in(text: str) -> tuple[str, str]:
     """(lead-in, rest) when the reply opens with a lead-in that introduces the post, else ("", text).
 
@@ -491,7 +508,7 @@ def _between_rules(text: str) -> tuple[str, str, str] | None:
         return None
     close = rules[-1]
     after = "\n".join(lines[close + 1:]).strip()
-    if after and not _speaks_to_user(after):
+    if after and not _aside(after):
         return None
     opening = rules[0] if rules[0] < close else None
     intro = "\n".join(lines[:opening]).strip() if opening is not None else ""
@@ -504,19 +521,55 @@ def _between_rules(text: str) -> tuple[str, str, str] | None:
     return intro, body, after
 
 
+def _paragraphs(lines: list[str]) -> list[str]:
+    return [p.strip() for p in re.split(r"\n[ \t]*\n", "\n".join(lines)) if p.strip()]
+
+
+def _in_quote(text: str) -> tuple[str, str, str] | None:
+    """(introduction, post, afterword) when one Markdown block quote holds the post and what stands outside
+    it is commentary, else None.
+
+    The quote is the one run of ``>`` lines (blank lines inside it allowed). Every paragraph outside it must
+    be an aside (``_aside``: it speaks to the user, or it is a note set apart in brackets or italics, ``(21
+    words.)``), or, before the quote, a line ending with a colon that presents it; and the quote must hold
+    more words than everything outside it. A quote of the user's request with the post written after it
+    (``> Next post: on Mondays ...`` then the post) leaves a paragraph that is no aside, or more words
+    outside than in, so the quote is not read as the post: the reply is then read as a whole."""
+    lines = text.splitlines()
+    quoted = [n for n, line in enumerate(lines) if _BLOCKQUOTE.match(line)]
+    if not quoted:
+        return None
+    first, last = quoted[0], quoted[-1]
+    if any(lines[n].strip() and not _BLOCKQUOTE.match(lines[n]) for n in range(first, last + 1)):
+        return None
+    before, after = _paragraphs(lines[:first]), _paragraphs(lines[last + 1:])
+    if not before and not after:
+        return None
+    presents = before[-1:] if before and plain_text(before[-1]).rstrip().endswith(":") else []
+    if not all(_aside(p) for p in before if p not in presents) or not all(_aside(p) for p in after):
+        return None
+    body = "\n".join(_BLOCKQUOTE.sub("", line) for line in lines[first:last + 1]).strip()
+    if len(words(body)) <= sum(len(words(p)) for p in before + after):
+        return None
+    return "\n\n".join(before), body, "\n\n".join(after)
+
+
 def read_post(text: str) -> Post:
     """The post a reply holds: the reply without a lead-in that introduces it (``_lead_in``: ``Here's the
     post:``, or a longer paragraph ending with a colon that speaks to the user) and without an afterword
     (its last paragraph, when that is one line of at most 30 words in which the writer speaks in the first
     person singular: ``Let me know if you'd like it shorter!``). Horizontal rules (``---``, ``***``, ``___``) that
     set the post apart bound it (``_between_rules``): what follows the closing rule is an afterword when it
-    speaks to the user (a question or the first person), what precedes the opening rule an introduction. A
-    post wrapped whole in a code fence, a block quote or quotation marks is read without them."""
+    speaks to the user (a question or the first person) or is a note set apart in brackets or italics,
+    what precedes the opening rule an introduction. A block quote that holds the post with commentary
+    outside it bounds it the same way (``_in_quote``: ``> Rye is back! #JuniperBakes`` then ``(21
+    words.)``). A post wrapped whole in a code fence, a block quote or quotation marks is read without
+    them."""
     afterword = ""
     preamble, rest = _lead_in(text.strip())
-    ruled = _between_rules(rest)
-    if ruled is not None:
-        intro, body, afterword = ruled
+    bounded = _between_rules(rest) or _in_quote(rest)
+    if bounded is not None:
+        intro, body, afterword = bounded
         preamble = "\n".join(p for p in (preamble, intro) if p)
     else:
         paragraphs = [p.strip() for p in re.split(r"\n[ \t]*\n", rest) if p.strip()]

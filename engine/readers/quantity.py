@@ -592,6 +592,144 @@ def change(text: str, figure: Quantity) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------------------
+# A figure stated as an approximation
+
+# Words right before a figure that make it an estimate, by the side of the true value they leave open:
+# either side ("roughly 35 €", "about €35", "~35", "≈ 35 euros", "ca. 35", "an estimated 35"), below it
+# ("just under 35 €", "nearly 35", "almost 35") or above it ("just over 34 €", "slightly more than 34").
+# A bare "under 35" is a bound, not an estimate, and is not read here.
+_EITHER_SIDE = (r"roughly|about|around|approximately|approx\.?|circa|ca\.|an?\s+estimated|estimated"
+                r"|in\s+the\s+region\s+of|close\s+to|something\s+like|more\s+or\s+less")
+_NEAR = r"(?:just|slightly|a\s+(?:little|bit)|marginally)\s+"
+_APPROX_BEFORE = re.compile(
+    rf"(?:(?P<either>\b(?:{_EITHER_SIDE})|[~≈∼])"
+    rf"|(?P<below>\b(?:{_NEAR}(?:under|below|less\s+than|short\s+of|shy\s+of)|nearly|almost|not\s+quite))"
+    rf"|(?P<above>\b{_NEAR}(?:over|above|more\s+than)))[\s*_]*$", re.IGNORECASE)
+# Words right after a figure that make it an estimate on either side: "35 € or so", "35 € (approx.)".
+_APPROX_AFTER = re.compile(r"^[\s*_]*(?:or\s+so\b|or\s+thereabouts\b|give\s+or\s+take\b"
+                           r"|\(\s*(?:approx(?:\.|imately)?|roughly|rounded|est\.|estimated)\s*\))", re.IGNORECASE)
+# A rounding said in words in the figure's sentence: "rounded", "rounded up", "rounded to the nearest euro",
+# "35 € to the nearest ten". It holds for the figure of that sentence it stands nearest to.
+_ROUNDED = re.compile(
+    r"\b(?:rounded(?:\s+(?P<way>up|down|off))?(?:\s+to\s+the\s+nearest\s+(?P<to>[^\W_]+(?:\s+[^\W\d_]+)?))?"
+    r"|to\s+the\s+nearest\s+(?P<only>[^\W_]+(?:\s+[^\W\d_]+)?))", re.IGNORECASE)
+_ROUND_TO = {"ten": 10, "tens": 10, "five": 5, "fifty": 50, "hundred": 100, "thousand": 1000, "half": Decimal("0.5")}
+_HUNDREDTHS = {"cent", "cents", "penny", "pence", "centime", "centimes", "hundredth"}
+# The coarsest rounding a figure's own digits imply: "about 30" may be rounded to the nearest ten, "about 300"
+# is not read as rounded to the nearest hundred (the reader errs on reading too narrow a range, not too wide).
+_COARSEST_IMPLIED = Decimal(10)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure stated as an approximation: the values it covers (``low`` to ``high``, both included, in the
+    figure's unit) and the wording that makes it one."""
+
+    figure: Quantity
+    low: Decimal
+    high: Decimal
+    wording: str
+
+
+def _nearest(phrase: str) -> Decimal:
+    """The rounding step "to the nearest ``phrase``" names: ``ten`` 10, ``5 euros`` 5, ``cent`` 0.01, any
+    other unit (``euro``, ``whole number``, ``dollar``) 1."""
+    head, *rest = phrase.casefold().split()
+    if head.isdigit():
+        count, unit = Decimal(head), (rest[0] if rest else "")
+    elif head in _ROUND_TO:
+        count, unit = Decimal(_ROUND_TO[head]), (rest[0] if rest else "")
+    else:
+        count, unit = Decimal(1), (rest[-1] if rest and head == "whole" else head)
+    return count * Decimal("0.01") if unit in _HUNDREDTHS else count
+
+
+def _implied_step(reading: Reading) -> Decimal:
+    """The rounding a figure's digits show: its last decimal place (``34.5``: 0.1), else its last non-zero
+    digit (``35``: 1, ``30``: 10), never coarser than ``_COARSEST_IMPLIED``."""
+    if reading.step and reading.step < 1:
+        return reading.step
+    value, step = abs(reading.value), Decimal(1)
+    while value and value % (step * 10) == 0 and step < _COARSEST_IMPLIED:
+        step *= 10
+    return step
+
+
+def _covers(value: Decimal, step: Decimal, side: str) -> tuple[Decimal, Decimal]:
+    """The values a figure rounded to ``step`` covers: half a step on the side(s) the wording leaves open
+    ("just under 35": 34.5 to 35); a figure rounded up or down covers a whole step below or above it."""
+    half = step / 2
+    return {"either": (value - half, value + half), "below": (value - half, value),
+            "above": (value, value + half), "up": (value - step, value), "down": (value, value + step)}[side]
+
+
+def _rounded_figure(text: str, figures: Sequence[Quantity], spans: Sequence[tuple[int, int]],
+                    m: re.Match[str]) -> int | None:
+    """The figure a rounding said in words holds for: one right before it ("34 €, rounded down", "35 €
+    (rounded)"), else the next one in its sentence ("rounded to the nearest euro, half is 35 €"), else the
+    last one before it in its sentence."""
+    inside = [i for i, _ in enumerate(figures) if spans[i][0] <= m.start() < spans[i][1]]
+    before = [i for i in inside if figures[i].end <= m.start()]
+    if before and re.fullmatch(r"[\s,(*_]*", text[figures[before[-1]].end:m.start()]):
+        return before[-1]
+    after = [i for i in inside if figures[i].start >= m.end()]
+    return after[0] if after else (before[-1] if before else None)
+
+
+@functools.lru_cache(maxsize=64)
+def _estimates(text: str) -> tuple[Estimate, ...]:
+    figures = [q for q in quantities(text) if q.readings[0].unit is not CLOCK]
+    marked: dict[int, tuple[str, str, Decimal | None]] = {}  # figure index -> (side, wording, step said)
+    for i, q in enumerate(figures):
+        before = _APPROX_BEFORE.search(text, max(0, q.start - 40), q.start)
+        after = _APPROX_AFTER.match(text[q.end:q.end + 40])
+        if before:
+            side = next(k for k in ("either", "below", "above") if before.group(k))
+            marked[i] = (side, " ".join(before.group(0).split()).strip("*_ "), None)
+        elif after:
+            marked[i] = ("either", " ".join(after.group(0).split()).strip("*_ "), None)
+    spans = [sentence for _, sentence in contexts(text, figures)]
+    for m in _ROUNDED.finditer(text):
+        i = _rounded_figure(text, figures, spans, m)
+        if i is None:
+            continue
+        way = (m.group("way") or "").casefold()
+        to = m.group("to") or m.group("only")
+        side = way if way in ("up", "down") else marked.get(i, ("either",))[0]
+        marked[i] = (side, " ".join(m.group(0).split()), _nearest(to) if to else None)
+    out = []
+    for i, (side, wording, step) in sorted(marked.items()):
+        reading = figures[i].readings[0]
+        low, high = _covers(reading.value, step or _implied_step(reading), side)
+        out.append(Estimate(figures[i], low, high, wording))
+    return tuple(out)
+
+
+def estimates(text: str) -> list[Estimate]:
+    """Every figure ``text`` states as an approximation, with the values it covers: a word before it that
+    makes it an estimate (``roughly``, ``about``, ``~``, ``≈``, ``just under``, ``nearly``), one after it
+    (``or so``, ``(approx.)``) or a rounding said in its sentence (``rounded to the nearest euro``). The
+    rounding is the one the wording names, else the one the figure's digits show (``roughly 35 €``: 34.50
+    to 35.50; ``about 30``: 25 to 35, the nearest ten). Times of day are not read so."""
+    return list(_estimates(text))
+
+
+def approximated(expected: Quantity, text: str) -> Estimate | None:
+    """The first figure ``text`` states as an approximation that covers ``expected`` (``roughly 35 €`` covers
+    34.50 EUR), or None. Unlike an exact statement (:func:`compare`), an estimate must carry the expected
+    quantity's own unit, or neither has one: an estimate is evidence of the same quantity only when it is
+    said to be the same kind of thing (``roughly 35 minutes`` is no estimate of 34.50 EUR, nor of a bare
+    34.50). Currencies are not converted."""
+    want = expected.readings[0]
+    if want.unit is CLOCK:
+        return None
+    for estimate in _estimates(text):
+        if estimate.figure.readings[0].unit is want.unit and estimate.low <= want.value <= estimate.high:
+            return estimate
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------
 # A count of a named thing
 
 # "12 items", "twelve loans", "3 free renewals": one quantity, then one to three words of letters (the thing).

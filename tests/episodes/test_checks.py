@@ -364,6 +364,24 @@ def test_a_rule_about_the_post_reads_the_post():
         spec(check="word_count", max=3, path="title", of="post")
 
 
+@pytest.mark.parametrize("reply,held", [
+    ("> Rye is back at Juniper Bakery, warm every morning! #JuniperBakes\n\n(9 words.)", True),
+    ("(9 words.)\n\n> Rye is back at Juniper Bakery, warm every morning! #JuniperBakes", True),
+    ("> Rye is back at Juniper Bakery, warm every morning! #JuniperBakes\n>\n> (9 words.)", False),
+    ("> Rye is back! #JuniperBakes Warm every morning at Juniper Bakery.\n\n(10 words.)", False),
+    ("> End every post with #JuniperBakes\n\nRye is back at Juniper Bakery, warm every morning, so do come early "
+     "and bring a friend along.", False),
+])
+def test_a_rule_about_the_post_reads_a_quoted_post_without_the_note_beside_it(reply, held):
+    assert ok(reply, check="ends_with", text="#JuniperBakes", of="post") is held
+
+
+def test_a_quoted_post_is_counted_without_the_note_beside_it():
+    post = "> " + " ".join(["bake"] * 38) + " #JuniperBakes"
+    assert ok(post + "\n\n(39 words, under the limit.)", check="word_count", max=39, of="post")
+    assert not ok(post.replace("bake", "bake bake", 1) + "\n\n(40 words.)", check="word_count", max=39, of="post")
+
+
 def test_letter_case():
     assert ok("MARS, 4TH PLANET.", check="letter_case", case="upper")
     assert not ok("Mars.", check="letter_case", case="upper")

@@ -192,6 +192,8 @@ def test_a_post_without_preamble_or_afterword_is_the_whole_reply(reply):
      "Rye is back! #JuniperBakes", "Want a shorter version too?"),
     ("Sure, a fresh one for Monday.\n\n***\n\nBYO cup! #JuniperBakes\n\n***\n\nI can add emoji if you like.",
      "BYO cup! #JuniperBakes", "I can add emoji if you like."),
+    # A note set apart in brackets after the closing rule is an aside too.
+    ("---\n\nRye is back! #JuniperBakes\n\n---\n\n(4 words.)", "Rye is back! #JuniperBakes", "(4 words.)"),
     # A closing rule with nothing after it is decoration.
     ("Post:\n\n___\n\nRye is back! #JuniperBakes\n\n___", "Rye is back! #JuniperBakes", ""),
 ])
@@ -213,6 +215,53 @@ def test_horizontal_rules_bound_the_post(reply, body, afterword):
 def test_rules_that_do_not_close_the_post_keep_what_follows(reply, body):
     post = read_post(reply)
     assert post.body == body and not post.afterword
+
+
+POST = "Rye is back at Juniper Bakery, slow-fermented and tangy, warm every morning! #JuniperBakes"
+QUOTED = "> " + POST
+
+
+@pytest.mark.parametrize("reply,afterword,preamble", [
+    # A block quote holds the post; a note set apart in brackets or italics, after or before it, is no part.
+    (QUOTED + "\n\n(13 words, ends with the hashtag.)", "(13 words, ends with the hashtag.)", ""),
+    (QUOTED + "\n\n[Word count: 13]", "[Word count: 13]", ""),
+    (QUOTED + "\n\n*13 words, hashtag last.*", "*13 words, hashtag last.*", ""),
+    ("(13 words, under the limit.)\n\n" + QUOTED, "", "(13 words, under the limit.)"),
+    # A lead-in and a follow-up offer around the quote.
+    ("Here's the post:\n\n" + QUOTED + "\n\nWant a shorter version too?", "Want a shorter version too?",
+     "Here's the post:"),
+    ("I kept it short, as you asked.\n\n" + QUOTED + "\n\n(13 words.)", "(13 words.)",
+     "I kept it short, as you asked."),
+])
+def test_a_block_quote_with_commentary_outside_it_bounds_the_post(reply, afterword, preamble):
+    post = read_post(reply)
+    assert (post.body, post.afterword, post.preamble) == (POST, afterword, preamble)
+
+
+def test_a_post_quoted_over_several_paragraphs_is_read_whole():
+    reply = "> Rye is back!\n>\n> Warm every morning. #JuniperBakes\n\n> Come early.\n\n(9 words.)"
+    post = read_post(reply)
+    assert post.body == "Rye is back!\n\nWarm every morning. #JuniperBakes\n\nCome early." and post.afterword
+
+
+@pytest.mark.parametrize("reply,body_ends", [
+    # The note inside the quote is part of what the quote holds.
+    (QUOTED + "\n>\n> (13 words.)", "(13 words.)"),
+    # The hashtag is not last inside the quote: the note outside is set aside, the post still ends otherwise.
+    ("> Rye is back! #JuniperBakes Warm every morning, so come early.\n\n(11 words.)", "come early."),
+    # A quote of the user's request with the post written after it: the quote is not the post.
+    ("> Keep every post under 40 words, and end every post with #JuniperBakes\n\n"
+     "Mondays just got better! Bring your own cup and refill your filter coffee at no charge. ☕", "☕"),
+    ("> when are you open on Saturdays?\n\nSaturday: 10:00-16:00.", "10:00-16:00."),
+    # A quoted request and a post after it that ends with a question: more words outside the quote than in.
+    ("> End every post with #JuniperBakes\n\nMondays just got better: bring your own cup and refill your filter "
+     "coffee at no charge. Who's joining us?", "Who's joining us?"),
+    # Two quotes with text between them: no one quote holds the post.
+    ("> Rye is back! #JuniperBakes\n\n(5 words.)\n\n> Buns on Friday! #JuniperBakes\n\n(5 words.)",
+     "(5 words.)"),
+])
+def test_a_quote_that_does_not_hold_the_post_whole_is_no_bound(reply, body_ends):
+    assert read_post(reply).body.endswith(body_ends)
 
 
 def test_last_line_reads_through_emphasis():

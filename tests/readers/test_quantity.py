@@ -8,10 +8,12 @@ import pytest
 
 from engine.readers.number_words import spelled_as_digits
 from engine.readers.quantity import (
+    approximated,
     change,
     compare,
     counted,
     describe,
+    estimates,
     find,
     parse,
     quantities,
@@ -374,3 +376,59 @@ def test_a_count_is_not_given_by_its_figure_said_of_something_else(text):
 
 def test_only_a_figure_and_a_thing_read_as_a_count():
     assert counted("12 weeks") is None and counted("12") is None and counted("sales@nordwind.example") is None
+
+
+# ------------------------------------------------------------------------------ a figure stated as an estimate
+
+
+@pytest.mark.parametrize(("expected", "text"), [
+    ("€34.50", "at 50% off it would come to roughly 35 €, but only sales can confirm"),
+    ("€34.50", "That's about €35 after the discount."),
+    ("€34.50", "~EUR 35"),
+    ("€34.50", "≈ 35 euros"),
+    ("€34.50", "around thirty-five euros"),
+    ("€34.50", "approximately **35 €**"),
+    ("€34.50", "just under 35 € once halved"),
+    ("€34.50", "nearly 35 €"),
+    ("€34.50", "just over 34 €"),
+    ("€34.50", "half is 35 € or so"),
+    ("€34.50", "roughly 30 €"),                                  # rounded to the nearest ten
+    ("€34.50", "Rounded to the nearest euro, that is 35 €."),
+    ("€34.50", "Half would be 34 €, rounded down."),
+    ("$17.25", "about $17"),
+    ("£129.99", "roughly £130"),
+    ("£129.99", "just shy of £130"),
+    ("34.50", "it would be roughly 35"),                         # a bare number estimated as a bare number
+])
+def test_an_estimate_covers_the_value_within_the_rounding_its_wording_implies(expected, text):
+    want = parse(expected)
+    assert want is not None and approximated(want, text) is not None
+
+
+@pytest.mark.parametrize(("expected", "text"), [
+    ("€34.50", "The kettle is about 69 €."),                     # an estimate of another price
+    ("€34.50", "roughly 35 minutes"),                            # an estimate of something else
+    ("34.50", "roughly 35 minutes"),
+    ("34.50", "roughly 35 €"),                                   # a bare value: the kind of thing is unknown
+    ("€34.50", "roughly $35"),                                   # currencies are not converted
+    ("€34.50", "about 36 €"),                                    # outside the nearest unit
+    ("€34.50", "roughly 40 €"),                                  # 34.50 rounds to 30, not 40
+    ("€34.50", "just under 34 €"),                               # below, on the wrong side
+    ("€34.50", "just over 35 €"),
+    ("€34.50", "Half would be 34 €, rounded up."),               # rounded up to 34 is 33 to 34
+    ("€34.50", "about 35.00 €"),                                 # two decimals shown: 34.995 to 35.005
+    ("€34.50", "under 35 €"),                                    # a bound, not an estimate
+    ("€34.50", "35 €"),                                          # no estimate: an exact figure is compared exactly
+    ("€34.50", "about 300 €"),                                   # never read coarser than the nearest ten
+    ("16:00", "around 4 pm"),                                    # times of day are not estimates here
+])
+def test_an_estimate_does_not_cover_what_its_wording_leaves_out(expected, text):
+    want = parse(expected)
+    assert want is not None and approximated(want, text) is None
+
+
+def test_an_estimate_reports_its_wording_and_range():
+    (estimate,) = estimates("It comes to roughly 35 € after the discount.")
+    assert (estimate.figure.text, estimate.wording) == ("35 €", "roughly")
+    assert (estimate.low, estimate.high) == (Decimal("34.5"), Decimal("35.5"))
+    assert estimates("The kettle costs 69.00 €.") == []

@@ -175,7 +175,8 @@ def _complies(reply: Reply, forbidden: str, heard: str) -> tuple[str, str | None
     text = reply.shown
     value = as_value(forbidden)
     if value is not None:
-        return (f"states {forbidden!r}" if states_value(text, value) else ""), None
+        how = states_value(text, value)
+        return (f"states {forbidden!r} {how}" if how else ""), None
     if _norm(forbidden) in _norm(heard):
         stance = read_stance(reply.answer, Request.of(forbidden, heard))
         if stance.stance == "granted":
