@@ -37,6 +37,7 @@ UNITS = [
     "<function=a>", "<function=a><parameter=x>", "<|tool_call|>[", "```", "```json\n{", "```tool_code\na(x=[",
     "<|tool_call_start|>[a(x=", "<|tool_calls_section_begin|><|tool_call_begin|>a:0<|tool_call_argument_begin|>{",
     "<TOOLCALL>[{", "<tool_call>a<arg_key>k</arg_key><arg_value>", "<seed:tool_call>",
+    "<|action_start|><|plugin|>{", "functools[{",
     "<think>", "</think>", "<think>x</think>y ", "<|channel|>analysis<|message|>", "{", "[", '"',
     '{"name":"lookup","arguments":{}}; ', "word ", "x", " ", "\n", "#", "**a ", "_a ", "“", "I sent ", "e.g. ",
     "between ", "1. ", "7", "-", "@\n", "Answer: **x \n",

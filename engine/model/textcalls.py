@@ -23,6 +23,9 @@ family's chat template or the reference parser named beside its reader):
 - a fenced ``tool_code`` block of Python-style calls, ``get_weather(city="Porto")`` (Gemma), read with
   ``ast``: keyword arguments whose values are literals, nothing evaluated; a list of such calls is read too
   (LFM2, Llama's pythonic form);
+- ``<|action_start|><|plugin|>{"name": ..., "parameters": {...}}<|action_end|>``, one call per action
+  (InternLM2 and 2.5);
+- ``functools[{"name": ..., "arguments": {...}}, ...]``, one JSON list and no closing marker (Phi-4-mini);
 - with none of those markers: fenced JSON, or a reply that is nothing but JSON values (Llama without its
   tag, ``;``-separated), counted only when every value is a call of an offered tool, so ordinary JSON in
   an answer is left alone.
@@ -55,7 +58,8 @@ from engine.core.schema import ToolCall
 #: The markers that open a call (or a wrapper around calls) in each format; a marker's text runs to the next.
 _MARKER = re.compile(
     r"<tool_call>|<TOOLCALL>|<\|tool_call\|>|<\|tool_call_start\|>|<\|tool_calls?_section_begin\|>"
-    r"|<\|tool_call_begin\|>|\[TOOL_CALLS\]|<\|python_tag\|>|<seed:tool_call>|<function=|```tool_code")
+    r"|<\|tool_call_begin\|>|\[TOOL_CALLS\]|<\|python_tag\|>|<seed:tool_call>|<function=|```tool_code"
+    r"|<\|action_start\|>|(?<![A-Za-z0-9_.])functools(?=[ \t\r\n]{0,16}\[)")
 #: Markers that only wrap the calls after them, and their closing tokens; one that wraps nothing is a call that
 #: cannot be read. Seed-OSS's chat template writes ``<seed:tool_call>\n<function=name>\n<parameter=key>value
 #: </parameter>\n</function>\n</seed:tool_call>`` (vLLM's seed_oss tool parser reads it so), Kimi K2 a section.
@@ -64,7 +68,7 @@ _WRAPPER_ENDS = ("</seed:tool_call>", "<|tool_calls_section_end|>", "<|tool_call
 #: Kimi K2 closes a call and its section with these (the singular spelling is the one some of its templates use).
 _KIMI_END = ("<|tool_call_end|>", "<|tool_calls_section_end|>", "<|tool_call_section_end|>")
 #: Tokens that close a call (or the wrapper around one) and go with it when the call is taken out of the text.
-_CLOSERS = ("</tool_call>", "</TOOLCALL>", "</function>", "</seed:tool_call>", *_KIMI_END,
+_CLOSERS = ("</tool_call>", "</TOOLCALL>", "</function>", "</seed:tool_call>", *_KIMI_END, "<|action_end|>",
             "<|eom_id|>", "<|eot_id|>", "<|end_of_text|>", "</s>")
 _FENCE = "```"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,127}")
@@ -402,6 +406,42 @@ def _tool_code(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
         raise
 
 
+#: InternLM2's call: ``<|action_start|><|plugin|>\n{"name": ..., "parameters": {...}}<|action_end|>``, as its
+#: chat format document (InternLM/InternLM chat/chat_format.md) writes it and vLLM's internlm2 tool parser reads
+#: it (``parameters`` or ``arguments``). ``<|interpreter|>`` in the plugin's place asks InternLM's code
+#: interpreter to run a fenced block; no task offers one, so that action is a call that cannot be read.
+_INTERNLM_PLUGIN, _INTERNLM_END = "<|plugin|>", "<|action_end|>"
+
+
+def _internlm_action(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
+    """``<|action_start|>`` then ``<|plugin|>`` (or the JSON straight away) and JSON call objects; the text
+    after ``<|action_end|>`` stays in the answer."""
+    close = body.find(_INTERNLM_END)
+    used = len(body) if close < 0 else close
+    at = _skip(body, 0)
+    if body.startswith(_INTERNLM_PLUGIN, at):
+        at = _skip(body, at + len(_INTERNLM_PLUGIN))
+    if not _json_follows(body, at):
+        why = ("a code-interpreter action (no interpreter is offered)" if body.startswith("<|interpreter|>", at)
+               else "no JSON call after <|action_start|>")
+        raise _Unreadable(why, _name_in(body[:used]), used)
+    try:
+        values, end = _json_values(body, at)
+        return _calls_of(values, explicit=True), end
+    except _Unreadable as exc:
+        raise exc.closed_at(used) from None
+
+
+def _phi4_functools(body: str, schemas: Schemas) -> tuple[list[_Found], int]:
+    """``functools[{"name": ..., "arguments": {...}}, ...]`` (Phi-4-mini): the marker is the word ``functools``
+    right before a ``[``, not inside a longer name or after a dot (Python's ``functools`` module is written
+    ``functools.`` or ``import functools``, never subscripted). Its tool chat template (vLLM's
+    tool_chat_template_phi4_mini.jinja) asks for one JSON list after the marker and no closing marker; vLLM's
+    phi4_mini_json parser reads ``arguments`` or ``parameters``. The call ends where the JSON ends."""
+    values, end = _json_values(body, _skip(body, 0))
+    return _calls_of(values, explicit=True), end
+
+
 _READERS = {
     "<tool_call>": _tool_call_tag,
     "<TOOLCALL>": _nemotron,
@@ -415,6 +455,8 @@ _READERS = {
     "[TOOL_CALLS]": _mistral,
     "<function=": _function_tag,
     "```tool_code": _tool_code,
+    "<|action_start|>": _internlm_action,
+    "functools": _phi4_functools,
 }
 
 

@@ -265,6 +265,10 @@ _WEATHER_AS_TEXT = {
     "granite": "<|tool_call|>" + json.dumps([{"name": "get_weather", "arguments": {"city": c}} for c in _CITIES]),
     "gemma_tool_code": "Checking all four.\n```tool_code\n" + "\n".join(
         f'get_weather(city="{c}")' for c in _CITIES) + "\n```",
+    "internlm_actions": "I will check each city.\n" + "\n".join(
+        f'<|action_start|><|plugin|>\n{{"name": "get_weather", "parameters": {{"city": "{c}"}}}}<|action_end|>'
+        for c in _CITIES),
+    "phi4_functools": "functools" + json.dumps([{"name": "get_weather", "arguments": {"city": c}} for c in _CITIES]),
     "escaped_arguments": "\n".join(
         "<tool_call>" + json.dumps({"name": "get_weather", "arguments": json.dumps({"city": c})}) + "</tool_call>"
         for c in _CITIES),

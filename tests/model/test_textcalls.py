@@ -115,6 +115,31 @@ FORMATS = {
     "seed_oss": ("<seed:tool_call>\n<function=get_weather>\n<parameter=city>Porto</parameter>\n</function>\n"
                  "</seed:tool_call><seed:tool_call><function=get_weather><parameter=city>Oslo</parameter>"
                  "</function></seed:tool_call>", [PORTO, OSLO]),
+    # InternLM2/2.5: one call per <|action_start|><|plugin|> ... <|action_end|>, "parameters" or "arguments"
+    "internlm_action": ('<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Porto"}}'
+                        "<|action_end|>", [PORTO]),
+    "internlm_several_actions": (
+        '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Porto"}}<|action_end|>\n'
+        '<|action_start|><|plugin|>{"name": "get_weather", "arguments": {"city": "Oslo"}}<|action_end|>',
+        [PORTO, OSLO]),
+    "internlm_spaced_over_lines": (
+        '<|action_start|> <|plugin|>\n\n{\n  "name": "lookup",\n  "parameters": {"q": "x"}\n}\n<|action_end|>\n',
+        [("lookup", {"q": "x"})]),
+    "internlm_plugin_token_dropped": ('<|action_start|>{"name": "get_weather", "parameters": {"city": "Porto"}}'
+                                      "<|action_end|>", [PORTO]),
+    "internlm_without_arguments": ('<|action_start|><|plugin|>{"name": "lookup"}<|action_end|>', [("lookup", {})]),
+    # Phi-4-mini: functools and one JSON list, no closing marker
+    "phi4_functools": ('functools[{"name": "get_weather", "arguments": {"city": "Porto"}}]', [PORTO]),
+    "phi4_functools_several": (
+        'functools[{"name": "get_weather", "arguments": {"city": "Porto"}}, '
+        '{"name": "get_weather", "arguments": {"city": "Oslo"}}]', [PORTO, OSLO]),
+    "phi4_functools_parameters_over_lines": (
+        'functools [\n  {"name": "get_weather", "parameters": {"city": "Porto", "days": 2}},\n'
+        '  {"name": "lookup", "parameters": {}}\n]\n', [("get_weather", {"city": "Porto", "days": 2}), ("lookup", {})]),
+    "phi4_functools_escaped_arguments": (
+        'functools[{"name": "get_weather", "arguments": "{\\"city\\": \\"Porto\\"}"}]', [PORTO]),
+    "phi4_functools_twice": ('functools[{"name": "get_weather", "arguments": {"city": "Porto"}}]\n'
+                             'functools[{"name": "get_weather", "arguments": {"city": "Oslo"}}]', [PORTO, OSLO]),
     "arguments_escaped_twice": (
         '<tool_call>' + json.dumps({"name": "get_weather", "arguments": json.dumps(json.dumps({"city": "Porto"}))})
         + '</tool_call>', [PORTO]),
@@ -147,6 +172,9 @@ def test_the_text_around_calls_is_kept():
     "</arg_value>\n</tool_call>\nDone.",
     "Sending the same refund again.\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>Porto</parameter>"
     "\n</function>\n</seed:tool_call>\nDone.",
+    'Sending the same refund again.\n<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": '
+    '{"city": "Porto"}}<|action_end|>\nDone.',
+    'Sending the same refund again.\nfunctools[{"name": "get_weather", "arguments": {"city": "Porto"}}]\nDone.',
 ])
 def test_the_text_around_a_call_of_each_newer_format_is_kept(text):
     calls, found = read(text)
@@ -172,6 +200,12 @@ def test_a_wrapper_closed_before_the_next_call_wraps_nothing_and_is_a_call_that_
     '{"name": "get_weather", "arguments": {"city": "Porto"}} and that is what I would call.',
     "```python\nget_weather(city='Porto')\n```",  # only a tool_code block is a call block
     "Plain answer with [brackets] and {braces}.",
+    # the functools marker is the word right before "[": Python's module, a longer name or an attribute is not
+    "I cached it with functools.lru_cache; `import functools` first.",
+    "```python\nimport functools\n\n@functools.lru_cache(maxsize=None)\ndef f(n):\n    return n\n```",
+    'Use myfunctools[{"name": "get_weather", "arguments": {"city": "Porto"}}] there.',
+    'Then lib.functools[{"name": "get_weather", "arguments": {"city": "Porto"}}] runs.',
+    "InternLM's tokens <|plugin|> and <|action_end|> alone open nothing.",
 ])
 def test_unmarked_json_or_code_that_is_not_only_offered_calls_is_an_answer(text):
     calls, found = read(text)
@@ -231,6 +265,19 @@ UNREADABLE = {
                     "get_weather"),
     "qwen_coder_cut_off": ("after <function=get_weather>\n<parameter=city>\nPorto\n</parameter>", "get_weather"),
     "seed_wrapping_nothing": ("<seed:tool_call>get_weather city=Porto</seed:tool_call> after", ""),
+    # a marker named in prose is a call that cannot be read, as for every other format
+    "internlm_prose": ("<|action_start|> is the token InternLM opens a call with<|action_end|> after", ""),
+    "internlm_broken_json": ('<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": '
+                             "<|action_end|> after", "get_weather"),
+    "internlm_not_a_call": ('<|action_start|><|plugin|>{"city": "Porto"}<|action_end|> after', ""),
+    "internlm_code_interpreter": ("<|action_start|><|interpreter|>\n```python\nprint(1)\n```<|action_end|> after",
+                                  ""),
+    "internlm_cut_off": ('after <|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"ci', "get_weather"),
+    "phi4_prose": ("after functools[...] is how Phi-4-mini writes its calls.", ""),
+    "phi4_broken_json": ('after functools[{"name": "get_weather", "arguments": {"city": "Po', "get_weather"),
+    "phi4_python_style": ("after functools[get_weather(city='Porto')]", ""),
+    "phi4_empty_list": ("after functools[]", ""),
+    "phi4_list_of_non_calls": ('after functools[{"city": "Porto"}]', ""),
 }
 
 
@@ -279,7 +326,9 @@ HOSTILE_UNITS = ["<tool_call>", "<tool_call>{", "<tool_call>[", "[TOOL_CALLS] ["
                  "<|tool_call_begin|>", "<|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{",
                  "<|tool_calls_section_begin|><|tool_call_begin|>a", "<TOOLCALL>[{", "<TOOLCALL>",
                  "<tool_call>a<arg_key>", "<tool_call>a<arg_key>k</arg_key>", "<arg_key>k</arg_key><arg_value>",
-                 "<tool_call>a\n", "<seed:tool_call>", "<seed:tool_call>x", " ", "\n", "a"]
+                 "<tool_call>a\n", "<seed:tool_call>", "<seed:tool_call>x", "<|action_start|>",
+                 "<|action_start|><|plugin|>{", "<|action_start|><|plugin|>[", "<|action_end|>", "functools[",
+                 "functools[{", "functools [", "functools", "functools" + " " * 20 + "[", " ", "\n", "a"]
 
 
 @pytest.mark.parametrize("unit", HOSTILE_UNITS)
@@ -299,6 +348,10 @@ LONG_BODIES = {
     "glm_name_then_spaces": "<tool_call>a" + " " * 250_000 + "x",
     "lfm2_long_list": "<|tool_call_start|>[" + "a(x=1)," * 2_000 + "]<|tool_call_end|>",
     "seed_wrapper_of_text": "<seed:tool_call>" + "x" * 250_000,
+    "internlm_plugin_then_spaces": "<|action_start|><|plugin|>" + " " * 250_000,
+    "internlm_long_action": "<|action_start|><|plugin|>" + '{"name": "a", "parameters": {}}' * 5_000,
+    "phi4_long_list": "functools[" + '{"name": "a", "arguments": {}}, ' * 5_000 + "]",
+    "phi4_unclosed_list": "functools[" + "[" * 250_000,
 }
 
 
