@@ -29,6 +29,7 @@ Two readings of the model's last words, both general (no task names a phrase of 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -425,19 +426,55 @@ def _retracted(parts: Sequence[str], read: Sequence[tuple[int, Claim]], objects:
     correction that only adds ("Correction: I also rejected O-302") takes nothing back."""
     revisions = [i for i, part in enumerate(parts) if revises(part)]
     out: dict[int, frozenset[tuple[ObjectKind, str]]] = {}
+    passages: dict[tuple[str, bool], dict[int, _Passage]] = {}
     for n, (i, claim) in enumerate(read):
-        start = next((j for j in revisions if j > i), None)
-        if start is None:
+        after = bisect.bisect_right(revisions, i)
+        if after == len(revisions):
             continue
         kinds = [_VALUED] if claim.new else list(did.reach.get(claim.action, ()))
-        restated = [later for j, later in read if j >= start and later.action == claim.action]
-        again = {(m.kind, obj) for later in restated
-                 for m in _listed(objects.mentions(later.scope, kinds), later.scope) for obj in m.objects}
-        named = {(m.kind, obj) for part in parts[start:] for m in objects.mentions(part, kinds) for obj in m.objects}
-        if any(not _ADDITIVE.search(later.clause) for later in restated):
-            named |= {(m.kind, obj) for m in objects.mentions(claim.scope, kinds) for obj in m.objects}
-        if named - again:
-            out[n] = frozenset(named - again)
+        group = (claim.action, bool(claim.new))
+        if group not in passages:
+            passages[group] = _passages(parts, read, revisions, objects, kinds, group)
+        passage = passages[group][revisions[after]]
+        named = passage.named
+        if passage.replaces:
+            named = named | {(m.kind, obj) for m in objects.mentions(claim.scope, kinds) for obj in m.objects}
+        if named - passage.again:
+            out[n] = frozenset(named - passage.again)
+    return out
+
+
+@dataclass(frozen=True)
+class _Passage:
+    """What the text from one revision to the end says about one kind of action: the objects it names, those
+    it reports the action on again, and whether such a report replaces rather than adds."""
+
+    named: frozenset[tuple[ObjectKind, str]]
+    again: frozenset[tuple[ObjectKind, str]]
+    replaces: bool
+
+
+def _passages(parts: Sequence[str], read: Sequence[tuple[int, Claim]], revisions: Sequence[int],
+              objects: ObjectIndex, kinds: Sequence[ObjectKind], group: tuple[str, bool]) -> dict[int, _Passage]:
+    """:class:`_Passage` for each revision, read in one pass from the end (each clause once, however many
+    reports and revisions the text holds)."""
+    by_clause: dict[int, list[Claim]] = {}
+    for i, claim in read:
+        if (claim.action, bool(claim.new)) == group:
+            by_clause.setdefault(i, []).append(claim)
+    named: set[tuple[ObjectKind, str]] = set()
+    again: set[tuple[ObjectKind, str]] = set()
+    replaces = False
+    out: dict[int, _Passage] = {}
+    starts = set(revisions)
+    for i in range(len(parts) - 1, revisions[0] - 1, -1):
+        named.update((m.kind, obj) for m in objects.mentions(parts[i], kinds) for obj in m.objects)
+        for later in by_clause.get(i, ()):
+            again.update((m.kind, obj) for m in _listed(objects.mentions(later.scope, kinds), later.scope)
+                         for obj in m.objects)
+            replaces = replaces or not _ADDITIVE.search(later.clause)
+        if i in starts:
+            out[i] = _Passage(frozenset(named), frozenset(again), replaces)
     return out
 
 

@@ -439,3 +439,14 @@ CORRECTED = [
 def test_a_report_the_message_itself_corrects_is_no_longer_claimed(text: str, done: list[Any],
                                                                    expect: bool) -> None:
     assert unbacked(text, done) is expect, verdict(text, done)
+
+
+def test_many_reports_and_corrections_are_read_in_linear_time() -> None:
+    # Each correction's passage runs to the end of the text: read once from the end, not once per report.
+    import time
+
+    start = time.perf_counter()
+    assert unbacked("Rejected O-202. Actually, " * 3000, reject("O-203"))
+    assert not unbacked("Rejected O-202. " * 5000 + "Correction: O-202 is pending; I rejected O-203.",
+                        reject("O-203"))
+    assert time.perf_counter() - start < 5
