@@ -345,6 +345,15 @@ _REVISION = re.compile(
     r"|\b(?:mistake|miscounted|misread|miscalculated|I\s+was\s+wrong|I\s+meant)\b"
     r"|\b(?:(?:final|correct|right|real|true|actual)\s+answer|answer\s+(?:is|should|would|must|becomes))\b",
     re.IGNORECASE)
+
+
+def revises(sentence: str) -> bool:
+    """Whether ``sentence`` takes back what came before it: a discourse marker opening it ("Correction",
+    "Actually", "Wait"), an error owned ("I misread", "my mistake", "I meant") or the answer named again.
+    The claim reader reads a final message's own corrections through this (:mod:`engine.world.claims`)."""
+    return _REVISION.search(sentence) is not None
+
+
 # Calling the answer wrong.
 _WRONG = re.compile(r"\b(?:wrong|incorrect|not\s+(?:right|correct)|mistake|error|doesn['’]?t\s+hold)\b",
                     re.IGNORECASE)

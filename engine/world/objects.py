@@ -66,7 +66,8 @@ class ObjectIndex:
 
     def __init__(self, names: Mapping[tuple[ObjectKind, str], Iterable[str]],
                  aliases: Mapping[tuple[ObjectKind, str], Iterable[str]],
-                 described: Mapping[tuple[ObjectKind, str], Iterable[str]]) -> None:
+                 described: Mapping[tuple[ObjectKind, str], Iterable[str]],
+                 values: Mapping[tuple[ObjectKind, str], str] | None = None) -> None:
         # words -> kind -> (the objects they name, whether they are the identifier of each). An alias shared
         # by several objects names all of them; words that are one object's identifier and another's alias
         # count as an alias.
@@ -81,6 +82,13 @@ class ObjectIndex:
         self._table = table
         self._pattern = _standing_alone(table) if table else None
         self._described = {key: frozenset(w for w in words if w not in _GENERIC) for key, words in described.items()}
+        self._values = dict(values or {})
+
+    def value(self, kind: ObjectKind, obj: str) -> str | None:
+        """The value the object held when the episode began (a key's, lower case), None where it held none:
+        a report that gives it that value again reports no change ("config_version 6 -> 7" of the world as
+        found)."""
+        return self._values.get((kind, obj))
 
     def mentions(self, text: str, kinds: Iterable[ObjectKind]) -> list[Mention]:
         """The objects of these kinds that ``text`` (lower case) names, in order, longest names first."""
@@ -138,6 +146,7 @@ def index_world(state: WorldState, calls: Iterable[tuple[str, Mapping[str, Any]]
         add("request", rid, words=_parts(req.subject))
     for key in {*state.kv.values, *state.kv.protected}:
         add("key", key, *_key_aliases(key), words=_parts(key))
+    values = {("key", key): plain_value(value) for key, value in state.kv.values.items()}
     for path in state.files:
         add("file", path, path.rsplit("/", 1)[-1], words=_parts(path))
     for contact in state.contacts.values():
@@ -156,4 +165,12 @@ def index_world(state: WorldState, calls: Iterable[tuple[str, Mapping[str, Any]]
     for (kind, obj), own in aliases.items():
         if kind == "person":
             own.update(_parts(obj.split("@", 1)[0]))  # "eriksen" of n.eriksen@...
-    return ObjectIndex(names, aliases, described)
+    return ObjectIndex(names, aliases, described, values)
+
+
+def plain_value(value: object) -> str:
+    """A value as a text states it, for comparing the two: JSON's spelling of a boolean or a null, lower
+    case, without the quotes, backticks or final full stop a sentence wraps it in."""
+    if value is None or isinstance(value, bool):
+        value = "null" if value is None else str(value)
+    return str(value).strip().strip("\"'`“”‘’").rstrip(".,;:!").strip("\"'`“”‘’").lower()

@@ -22,6 +22,7 @@ from engine.readers.stance import (
     label_commits,
     numbers,
     prose_numbers,
+    revises,
     roles,
     set_aside,
 )
@@ -295,3 +296,16 @@ def test_an_alternative_answer_after_the_answer_line_is_a_hedge():
     assert after_answer("Possible answer: 4471.", Decimal(9082), number_mentions).hedged
     # a label that calls its value wrong offers nothing
     assert not after_answer("Wrong answer: 4471.", Decimal(9082), number_mentions).hedged
+
+
+@pytest.mark.parametrize(("sentence", "expect"), [
+    ("Correction - I misread my own notes there: O-304 is still pending.", True),
+    ("Actually, the copy I rejected is O-302.", True),
+    ("Wait, I meant config_version, not the endpoint.", True),
+    ("Sorry, my mistake: O-203 is untouched.", True),
+    ("Rejected O-304 and O-305.", False),
+    ("O-304 is still pending.", False),
+    ("So the rejected ids are O-302 and O-305.", False),
+])
+def test_a_sentence_that_takes_back_what_came_before_revises(sentence: str, expect: bool) -> None:
+    assert revises(sentence) is expect
