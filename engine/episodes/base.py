@@ -107,7 +107,9 @@ class Conversation:
     before a failure; the client reads the same list (``engine.model.client.wire_messages`` writes it in the
     wire's shape) and its reply is appended as it comes. The system message is the module's
     (``Module.system_prompt``), written here once, first. A reply cut off by the token limit ends the episode
-    as a model failure.
+    as a model failure, unless the module gives another attempt after it (``go_on_after_cut``, decided by
+    :func:`engine.episodes.cut.goes_on_after_cut`): then the cut reply is returned like any other, for the
+    module to count as an attempt that failed.
     """
 
     def __init__(self, client: ChatClient, task: LoadedTask, env: Env, *, system: str | None):
@@ -131,20 +133,34 @@ class Conversation:
         *,
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
+        go_on_after_cut: bool = False,
     ) -> AssistantTurn:
         """The model's reply to the conversation so far, stored as the client returned it (the client turns
-        the turns into the wire format; nothing is rebuilt here)."""
-        max_tokens = self.env.max_tokens or self.task.task.max_tokens
+        the turns into the wire format; nothing is rebuilt here). A reply cut by the token limit raises its
+        truncation, unless ``go_on_after_cut``: then it is returned, and the module decides."""
         reply = await self.client.chat(
-            self.turns, tools=tools, tool_choice=tool_choice, max_tokens=max_tokens, seed=self.env.seed
+            self.turns, tools=tools, tool_choice=tool_choice, max_tokens=self.max_tokens, seed=self.env.seed
         )
         self.turns.append(reply)
-        if reply.finish_reason == "length":
-            text = reply.content or reply.reasoning or ""
-            kind = truncation_class(text)
-            what = "spent the whole budget reasoning" if not reply.content and reply.reasoning else "ran out"
-            raise Truncated(f"the reply {what} at max_tokens={max_tokens} ({kind})", kind)
+        cut = self.truncation(reply)
+        if cut is not None and not go_on_after_cut:
+            raise cut
         return reply
+
+    @property
+    def max_tokens(self) -> int:
+        return self.env.max_tokens or self.task.task.max_tokens
+
+    def truncation(self, reply: Turn) -> Truncated | None:
+        """The model failure a reply cut by the token limit ends the episode with; None when it was not cut.
+        A module that went on after a cut raises this when the episode ends on that reply after all (its code
+        passed), so that the trial is graded by the one cut rule."""
+        if reply.finish_reason != "length":
+            return None
+        text = reply.content or reply.reasoning or ""
+        kind = truncation_class(text)
+        what = "spent the whole budget reasoning" if not reply.content and reply.reasoning else "ran out"
+        return Truncated(f"the reply {what} at max_tokens={self.max_tokens} ({kind})", kind)
 
 
 def last_assistant_text(turns: list[Turn]) -> str:

@@ -12,8 +12,15 @@ answer"): the grader read an answer the model never finished explaining. Every o
 truncation of its class (degenerate when it was looping, incomplete otherwise), as before; a module that
 says nothing keeps that rule for every cut.
 
+A cut with another attempt still to come is no truncation of the trial: a module whose episode gives further
+attempts says so (``another_attempt_after(task, replies)``: code, whose feedback then tells the model its
+reply was cut and whose grade counts that reply as an attempt that failed unless its code came whole before
+the cut), and the episode goes on (:func:`goes_on_after_cut`). Only a cut on the last attempt, or a cut where
+the module gives none after it, ends the trial as a cut, graded by the rule above.
+
 The runner (a trial as it runs) and rescore (a stored trial regraded) both grade a cut trial here, so the
-two never disagree.
+two never disagree; the re-derivation check holds a stored conversation that goes on after a cut to
+:func:`goes_on_after_cut` too.
 """
 
 from __future__ import annotations
@@ -34,6 +41,13 @@ def complete_before_cut(module: Any, task: LoadedTask, turns: list[Turn]) -> boo
     """Whether the module finds what its grader needs whole in a trial whose last reply was cut."""
     check = getattr(module, "complete_before_cut", None)
     return bool(check is not None and check(task, turns))
+
+
+def goes_on_after_cut(module: Any, task: LoadedTask, replies: int) -> bool:
+    """Whether the episode goes on after its ``replies``-th reply (counting from 1) was cut by the token limit:
+    the module gives another attempt after it. A module that says nothing ends the episode at every cut."""
+    check = getattr(module, "another_attempt_after", None)
+    return bool(check is not None and check(task, replies))
 
 
 def truncated_grade(turns: list[Turn], kind: str) -> Grade:

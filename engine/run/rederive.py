@@ -5,7 +5,8 @@ from the stored transcript, the bank and the run's settings is worked out again 
   trials in the sandbox) and every grade field must equal the stored one.
 * A trial cut at the token limit (its last reply says ``finish_reason: length``) carries the truncation
   class its text gives, and is regraded by the one rule for cuts (:mod:`engine.episodes.cut`): graded on
-  its answer when that came whole before the cut, a failed truncation otherwise.
+  its answer when that came whole before the cut, a failed truncation otherwise. A conversation goes on
+  after a cut reply only where that rule gives another attempt after it (code).
 * A trial the grader never saw must carry exactly the record the runner writes for it: a model failure
   (context overflow, broken tool-call JSON) fails with score 0; an exclusion (infrastructure or invalid)
   has an error and no grade, so it scores nothing.
@@ -32,7 +33,9 @@ from engine.bank.load import load_bank
 from engine.core.errors import ModelFailure, Truncated
 from engine.core.schema import Grade, RunFile, TrialRecord
 from engine.core.textclip import shorten
+from engine.episodes import MODULES
 from engine.episodes.base import LoadedTask
+from engine.episodes.cut import goes_on_after_cut
 from engine.model.textcheck import truncation_class
 from engine.run.rescore import regradable, rescore_run
 from engine.sandbox.handle import SandboxHandle
@@ -216,20 +219,24 @@ def rederive_run(run: RunFile, tasks_dir: Path, *, sandbox_factory: Callable[[],
         if regradable(stored) and derived is not stored and derived.grade is not None and stored.grade is not None:
             problems += compare_grades(_key(stored), stored.grade, derived.grade)
     for trial in run.trials:
-        problems += _cut_problems(trial)
+        problems += _cut_problems(trial, bank.get(trial.task_id))
     return problems
 
 
-def _cut_problems(trial: TrialRecord) -> list[Problem]:
-    """The runner ends a trial at its first reply cut at the token limit, and records it as a truncation of
-    the class its text gives, with the reason it ended."""
+def _cut_problems(trial: TrialRecord, task: LoadedTask | None) -> list[Problem]:
+    """The runner ends a trial at its first reply cut at the token limit that the task gives no attempt after
+    (:func:`engine.episodes.cut.goes_on_after_cut`), and records it as a truncation of the class its text
+    gives, with the reason it ended."""
     where, last = _key(trial), _last_assistant(trial)
-    early = [i for i, t in enumerate(trial.turns) if t.role == "assistant" and t.finish_reason == "length"
-             and t is not last]
+    module = MODULES.get(task.task.module) if task is not None else None
+    replies = [(i, t) for i, t in enumerate(trial.turns) if t.role == "assistant"]
+    early = [i for n, (i, t) in enumerate(replies, start=1) if t.finish_reason == "length" and t is not last
+             and not (task is not None and goes_on_after_cut(module, task, n))]
     out = []
     if early:
         out.append(Problem(where, "turns", f"turn {early[0]} ran out of tokens, but the conversation goes on: "
-                                           "the runner ends a trial at its first cut reply"))
+                                           "the runner ends a trial at its first cut reply that the task gives "
+                                           "no further attempt after"))
     excluded = trial.infra or trial.invalid_reason is not None
     if excluded or last is None or last.finish_reason != "length":
         return out

@@ -76,6 +76,10 @@ def split_bill(total_cents, weights):
     return [round(total_cents * w / s) for w in weights]
 '''
 SPLIT_LAST_WINS_TIES = SPLIT_GOLD.replace("(-rest[i], i)", "(-rest[i], -i)")
+# Remainders in floating point: a true tie (three remainders of 2/3) no longer compares equal, so a later
+# person can get a cent before an earlier one.
+SPLIT_FLOAT_REMAINDERS = SPLIT_GOLD.replace("rest = [total_cents * w % total_w for w in weights]",
+                                            "rest = [total_cents * w / total_w - s for w, s in zip(weights, shares)]")
 
 SHIP_SOURCE = TASKS["code_shipping_tariff"].body.source
 SHIP_GOLD = '''
@@ -99,6 +103,12 @@ def quote(weight_g, order_cents):
 '''
 SHIP_ONE_PRICE = SHIP_SOURCE.replace("(2000, 750)", "(2000, 790)")
 SHIP_STRICT_FREE = SHIP_GOLD.replace("order_cents >= FREE", "order_cents > FREE")
+# "One more kilogram than the whole kilograms over": right for every weight but a whole number of kilograms
+# over the last band, where the tariff's "every started kilogram" charges one kilogram less.
+SHIP_FLOOR_PLUS_ONE = SHIP_GOLD.replace("math.ceil((weight_g - last_limit) / 1000)",
+                                        "((weight_g - last_limit) // 1000 + 1)")
+# The band edges off by one gram: a weight exactly at a band's limit belongs to the next band.
+SHIP_EDGE_EXCLUSIVE = SHIP_GOLD.replace("if weight_g <= limit:", "if weight_g < limit:")
 
 EVENT_GOLD = '''
 def _seconds(t):
@@ -151,7 +161,10 @@ GOLD = {
 WRONG = [
     ("code_split_bill", SPLIT_ROUNDED, "hidden"),
     ("code_split_bill", SPLIT_LAST_WINS_TIES, "hidden"),
+    ("code_split_bill", SPLIT_FLOAT_REMAINDERS, "hidden"),
     ("code_shipping_tariff", SHIP_ONE_PRICE, "hidden"),
+    ("code_shipping_tariff", SHIP_FLOOR_PLUS_ONE, "hidden"),
+    ("code_shipping_tariff", SHIP_EDGE_EXCLUSIVE, "hidden"),
     ("code_shipping_tariff", SHIP_STRICT_FREE, "regression"),
     ("code_latest_event", EVENT_ZFILL, "hidden"),
     ("code_latest_event", EVENT_MAX, "regression"),

@@ -12,6 +12,9 @@ happens here, on the host.
 Each attempt's code runs once: the run records every execution (``Ran``, in ``Env.record``) and the
 grade reads its verdicts from that record. A transcript regraded from a result file (``rescore``) has no
 record: its grade runs the code of every attempt again, so a file can be regraded with nothing but a sandbox.
+A reply cut by the token limit while another attempt is left is an attempt that failed (the one cut rule,
+:mod:`engine.episodes.cut`): when its code was not whole before the cut nothing runs, the model is told its
+reply was cut, and it tries again; only a cut on the last attempt is the trial's truncation.
 The score is 1.00, 0.85 or 0.70 for a pass at the first, second or third attempt; a trial that never passes
 scores half the share of cases its last attempt passed (at most 0.5, so it can never count as a pass).
 ``first_try_pass`` in the grade's details feeds the board's first-try rate.
@@ -33,7 +36,8 @@ from engine.core import modeljson
 from engine.core.errors import InfraError, UserError
 from engine.core.schema import Grade, Turn
 from engine.episodes.base import Conversation, Env, LoadedTask, default_system_prompt, estimate_tokens
-from engine.episodes.code.extract import code_before_cut, extract_code
+from engine.episodes.code.extract import Extraction, code_before_cut, extract_code
+from engine.episodes.cut import goes_on_after_cut
 from engine.episodes.spec import ModuleSpec, ModuleWeights
 from engine.sandbox.handle import SandboxHandle
 
@@ -341,6 +345,18 @@ class Ran:
     execution: Execution
 
 
+def attempt_code(reply: Turn, entry: str) -> Extraction | None:
+    """The code of one attempt's reply; None when the reply was cut by the token limit before its code was
+    whole (every fence closed before the cut): such an attempt failed, and nothing of it runs."""
+    if reply.finish_reason == "length" and not code_before_cut(reply.content, entry):
+        return None
+    return extract_code(reply.content, entry)
+
+
+#: ``Execution.failure`` of an attempt whose reply was cut by the token limit before its code was whole.
+CUT = "cut"
+
+
 def call_text(entry: str, case: Case) -> str:
     parts = [repr(a) for a in case.args] + [f"{k}={v!r}" for k, v in case.kwargs.items()]
     return f"{entry}({', '.join(parts)})"
@@ -441,6 +457,10 @@ def feedback(body: CodeBody, run: Execution) -> str:
     """What the model is told after a failing attempt: what really happened, never what was expected."""
     again = (f"\n\nFix the code and reply with the complete corrected file `{body.filename}` in one "
              "```python block.")
+    if run.failure == CUT:
+        return ("Your reply was cut off by the token limit before its code was complete, so nothing was run. "
+                f"Reply with the complete file `{body.filename}` in one ```python block, with less text "
+                "around it.")
     if not run.found_code:
         return ("I could not find any Python code in your reply. Reply with the complete file "
                 f"`{body.filename}` in one ```python block." )
@@ -519,21 +539,33 @@ class CodeModule:
             raise NoSandbox()
         convo.add("user", self.prompt(body))
         for attempt in range(1, body.max_attempts + 1):
-            reply = await convo.ask()
-            extraction = extract_code(reply.content, body.entry)
-            if extraction.found:
+            # A cut reply with an attempt left after it comes back here; a cut on the last one ends the episode.
+            reply = await convo.ask(go_on_after_cut=goes_on_after_cut(self, task, attempt))
+            extraction = attempt_code(reply, body.entry)
+            if extraction is not None and extraction.found:
                 outcome = await asyncio.to_thread(execute, body, extraction.code, env.sandbox)
             else:
-                outcome = Execution(found_code=False)
+                outcome = Execution(found_code=False, failure=CUT if extraction is None else None)
             if env.record is not None:
-                env.record.append(Ran(extraction.code if extraction.found else None, outcome))
+                env.record.append(Ran(extraction.code if extraction is not None and extraction.found else None,
+                                      outcome))
             if outcome.passed or attempt == body.max_attempts:
+                # Code that came whole before a cut passed: the trial ends on a cut reply after all, and the
+                # one cut rule grades it (a pass marked unsure).
+                cut = convo.truncation(reply)
+                if cut is not None:
+                    raise cut
                 return
             convo.add("user", feedback(body, outcome))
 
-    def attempts(self, body: CodeBody, turns: list[Turn]) -> list[str]:
-        """The reply text of each attempt, in order, at most ``max_attempts`` of them."""
-        return [t.content for t in turns if t.role == "assistant"][: body.max_attempts]
+    def another_attempt_after(self, task: LoadedTask[CodeBody], replies: int) -> bool:
+        """Whether an attempt follows the ``replies``-th reply, so that a cut there is an attempt that failed
+        rather than the trial's truncation (:func:`engine.episodes.cut.goes_on_after_cut`)."""
+        return replies < task.body.max_attempts
+
+    def attempts(self, body: CodeBody, turns: list[Turn]) -> list[Turn]:
+        """The reply of each attempt, in order, at most ``max_attempts`` of them."""
+        return [t for t in turns if t.role == "assistant"][: body.max_attempts]
 
     def complete_before_cut(self, task: LoadedTask[CodeBody], turns: list[Turn]) -> bool:
         """A cut reply is graded when its code came whole, in closed fences, before the cut
@@ -548,15 +580,18 @@ class CodeModule:
         replies = self.attempts(body, turns)
         runs: list[Execution] = []
         summary: list[dict[str, Any]] = []
-        for attempt, text in enumerate(replies):
-            extraction = extract_code(text, body.entry)
-            code = extraction.code if extraction.found else None
-            run = _recorded(env.record, attempt, code)
-            if run is None:  # a stored transcript (rescore): the code runs again
-                run = execute(body, code, env.sandbox) if code is not None else Execution(found_code=False)
+        for attempt, reply in enumerate(replies):
+            extraction = attempt_code(reply, body.entry)
+            if extraction is None:  # cut before its code was whole: an attempt that failed, nothing to run
+                run, how = Execution(found_code=False, failure=CUT), "none"
+            else:
+                code = extraction.code if extraction.found else None
+                run, how = _recorded(env.record, attempt, code), extraction.how
+                if run is None:  # a stored transcript (rescore): the code runs again
+                    run = execute(body, code, env.sandbox) if code is not None else Execution(found_code=False)
             runs.append(run)
             summary.append({
-                "passed": run.passed, "extracted": extraction.how, "failure": run.failure,
+                "passed": run.passed, "extracted": how, "failure": run.failure,
                 "cases_passed": sum(c.passed for c in run.cases), "cases": len(body.cases()),
             })
             if run.passed:
@@ -600,6 +635,8 @@ def _recorded(record: list[object] | None, attempt: int, code: str | None) -> Ex
 
 def _reason(run: Execution, attempts: int) -> str:
     tried = f"failed after {attempts} attempt{'s' if attempts != 1 else ''}"
+    if run.failure == CUT:
+        return f"{tried}: the last reply was cut by the token limit before its code was complete"
     if not run.found_code:
         return f"{tried}: no code found in the last reply"
     if run.failure in ("import_error", "missing_function", "timeout", "memory", "output_limit", "crashed"):
