@@ -15,6 +15,7 @@ from rich.table import Table
 
 from engine.core.errors import UserError
 from engine.corpus.replay import CaseResult, ModuleAccuracy, accuracy, evaluate, load_corpus
+from engine.corpus.schema import batch_number
 from engine.episodes import SPECS
 from engine.sandbox.handle import SandboxHandle, sandbox_or_reason
 
@@ -58,7 +59,7 @@ def summary(results: list[CaseResult]) -> dict:
         "modules": [asdict(m) for m in table],
         "batches": {b: {"cases": sum(r.batch == b for r in results),
                         "wrong": sum(r.batch == b and not r.correct for r in results)}
-                    for b in sorted({r.batch for r in results})},
+                    for b in sorted({r.batch for r in results}, key=batch_number)},
         "misgraded": [asdict(r) for r in results if not r.correct],
     }
 

@@ -16,6 +16,11 @@ _CASE_NAME = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 BATCH = re.compile(r"^b[0-9]{1,3}$")
 
 
+def batch_number(batch: str) -> int:
+    """A batch name's number, for ordering: b10 comes after b9, not between b1 and b2 as text sorts it."""
+    return int(batch[1:])
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -70,7 +70,7 @@ def test_the_page_shows_both_readings_and_escapes_the_review(tmp_path: Path) -> 
     page = first_sight_markdown(tmp_path)
     assert page.count("| **all** |") == 2
     assert "1 of 4 (25.0%" in page and "0 of 4 (0.0%" in page
-    assert "<script>" not in page and "{{" not in page and "changed 1 labels" in page
+    assert "<script>" not in page and "{{" not in page and "changed 1 label (" in page
 
 
 def test_the_corpus_holds_the_labels_every_committed_review_gave() -> None:
@@ -82,3 +82,13 @@ def test_the_corpus_holds_the_labels_every_committed_review_gave() -> None:
             corpus = ROOT / "tests" / "corpus" / change.module / f"{change.task}.{review.batch}.yaml"
             cases = {c["name"]: c for c in yaml.safe_load(corpus.read_text(encoding="utf-8"))["cases"]}
             assert cases[change.case]["expect"] == change.new, f"{corpus.name}: {change.case}"
+
+
+def test_batches_are_shown_newest_first_by_number(tmp_path):
+    folder = tmp_path / "results" / "first_sight"
+    folder.mkdir(parents=True)
+    for batch in ("b2", "b10", "b9"):
+        (folder / f"{batch}.json").write_text(json.dumps({**_record(), "batch": batch}), encoding="utf-8")
+    page = first_sight_markdown(tmp_path)
+    # b10 after b9 (text order would put it between b1 and b2), newest first
+    assert page.index("**Batch b10**") < page.index("**Batch b9**") < page.index("**Batch b2**")

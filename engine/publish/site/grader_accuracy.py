@@ -14,6 +14,7 @@ from pathlib import Path
 
 from engine.analysis.stats import wilson_interval
 from engine.corpus.label_review import review_for, under_review
+from engine.corpus.schema import BATCH, batch_number
 from engine.publish.escape import esc
 
 PUBLISHED = Path("results") / "graders.json"
@@ -45,7 +46,9 @@ def _module_table(data: dict) -> list[str]:
 def first_sight_markdown(project_dir: Path) -> str:
     """One table per recorded batch: how wrong the graders were on answers they had never seen."""
     folder = project_dir / FIRST_SIGHT
-    records = sorted(folder.glob("b*.json")) if folder.is_dir() else []
+    # Newest batch first: its first sight is the estimate a reader should take (the page says why).
+    named = [p for p in folder.glob("b*.json") if BATCH.match(p.stem)] if folder.is_dir() else []
+    records = sorted(named, key=lambda p: batch_number(p.stem), reverse=True)
     if not records:
         return ("*No first-sight record yet: write a batch of new cases, then run "
                 "`sllmb graders --batch bN --first-sight results/first_sight/bN.json` before changing anything.*")
@@ -63,7 +66,8 @@ def first_sight_markdown(project_dir: Path) -> str:
             # The verdicts stay the first sight's; only the labels are the review's (engine/corpus/label_review.py).
             out.append(f"*Label review* ({esc(review.date)}): {esc(review.how)} It covered every case of "
                        f"{esc(', '.join(review.modules))} ({review.cases_reviewed} cases) and changed "
-                       f"{len(review.changes)} labels (`results/label_reviews/{esc(review.batch)}.yaml`). The same "
+                       f"{len(review.changes)} label{'' if len(review.changes) == 1 else 's'} "
+                       f"(`results/label_reviews/{esc(review.batch)}.yaml`). The same "
                        f"first-sight verdicts, read against the reviewed labels:")
             out.append("")
             out.extend(_module_table(under_review(data, review)))
