@@ -27,7 +27,9 @@ never formatting:
   is not written in the request's language (:mod:`engine.readers.language`): in English, "Total: 369" or
   "Output: fdb3" is another label, not a translation of the one asked for, and gives no answer line;
 - a reply that is only the value (one line of at most three words, no label, alone or in a code fence or
-  display math of its own, and not a JSON object) is that value.
+  display math of its own, and not a record: a JSON object, an XML element, a YAML ``key: value``) is that
+  value. A line inside a code fence is data, never a label in another language: ``owner: Dana`` in a YAML
+  block is a key (an English ``Answer:`` line in a fence is still an answer line).
 
 The last two readings say so (``how``): a grader marks a verdict that rests on them unsure.
 """
@@ -75,6 +77,11 @@ _FENCE = re.compile(r"^\s*(?:`{3,}\S*|~{3,}\S*|\\\[|\\\]|\$\$)\s*$")
 _SPAN = re.compile(r"(?<!`)`+([^`]+)`+")
 # The distinct arguments of one LaTeX command unwrapped: each is a replace over the whole text.
 _LATEX_ARGUMENTS = 64
+# One-line records (:func:`_is_record`): an element with its closing tag, a key (an identifier) with a value.
+_XML_ELEMENT = re.compile(r"^<(?P<tag>[^\W\d][\w.:-]*)(?:\s[^>]*)?>.*</(?P=tag)\s*>$")
+_MAPPING_ENTRY = re.compile(r"^[^\W\d][\w.-]*:\s+\S")
+# A line that opens or closes a code fence: three or more backticks or tildes, then an info string.
+_FENCE_MARK = re.compile(r"^\s*(?P<run>`{3,}|~{3,})[^`]*$")
 # Lines looked at under a bare "Answer:" label for its value.
 _LOOKAHEAD_LINES = 4
 # A label in any language: one to three words of letters (any script; CJK has no spaces, so a word may be a
@@ -196,7 +203,9 @@ def _any_label(lines: list[str], language: Language) -> AnswerLine | None:
     A reply with too little prose to show its language keeps the label, and the reading says so."""
     if language is Language.SAME:
         return None
-    filled = [i for i, line in enumerate(lines) if line.strip() and not _FENCE.match(line)]
+    # A line inside a code fence is data: "owner: Dana" in a YAML block is a key, not a translated label.
+    fenced = fenced_lines(lines)
+    filled = [i for i, line in enumerate(lines) if line.strip() and not _FENCE.match(line) and i not in fenced]
     for i in reversed(filled[-_LAST_LINES:]):
         m = _ANY_LABEL.match(_plain(lines[i]).strip())
         if m is None:
@@ -208,6 +217,24 @@ def _any_label(lines: list[str], language: Language) -> AnswerLine | None:
             return AnswerLine(text=value.text, spans=value.spans, tail="\n".join(lines[i + 1:]),
                               how=f"answer read after the label {label!r}, not 'Answer:'{language_note}")
     return None
+
+
+def fenced_lines(lines: list[str]) -> set[int]:
+    """The indices of the lines inside code fences (not the fence lines themselves). A fence closes on a line
+    of the same character, at least as long, and nothing else; one left open runs to the end of the reply."""
+    inside: set[int] = set()
+    opened: str | None = None
+    for i, line in enumerate(lines):
+        mark = _FENCE_MARK.match(line)
+        if opened is None:
+            if mark:
+                opened = mark.group("run")
+        elif mark and mark.group("run")[0] == opened[0] and len(mark.group("run")) >= len(opened) \
+                and not line.strip().strip(opened[0]):
+            opened = None
+        else:
+            inside.add(i)
+    return inside
 
 
 def _bare(lines: list[str]) -> AnswerLine | None:
@@ -225,7 +252,11 @@ def _bare(lines: list[str]) -> AnswerLine | None:
 
 
 def _is_record(line: str) -> bool:
-    """Whether a line is a JSON object: a record whose fields hold values, not a value ("{"answer": 369}")."""
+    """Whether a line is a record whose fields hold values, not a value: a JSON object ("{"answer": 369}"),
+    an XML element ("<owner>Dana</owner>") or a YAML mapping entry ("owner: Dana": a key, a colon and a
+    space; "10:3,8:1" and "10:05" have no space and stay values)."""
+    if _XML_ELEMENT.match(line) or _MAPPING_ENTRY.match(line):
+        return True
     try:
         return isinstance(json.loads(line), dict)
     except ValueError:

@@ -65,17 +65,26 @@ _SET_ASIDE_AFTER = re.compile(
 _REACH = 160
 
 
+def set_aside_before(text: str, start: int, since: int = 0) -> bool:
+    """Whether the value starting at ``text[start]`` is negated or dated by words before it, in its own
+    clause ("not 369", "rather than Dana", "the old 4471"): the half of :func:`set_aside` that contrasts a
+    value with another one ("367, not 369")."""
+    before = text[max(since, start - _REACH):start]
+    ends = [m.end() for m in _SCOPE_END.finditer(before)]
+    before = before[ends[-1]:] if ends else before
+    return bool(_SET_ASIDE_BEFORE.search(before))
+
+
 def set_aside(text: str, start: int, end: int, since: int = 0, until: int | None = None) -> bool:
     """Whether the value at ``text[start:end]`` is negated or dated. ``since``/``until`` bound the words
     looked at (a grader passes the neighbouring values' ends, so that one value's negation is not read as
     another's: in "from Priya to Dana" only Priya is set aside)."""
-    before = text[max(since, start - _REACH):start]
-    ends = [m.end() for m in _SCOPE_END.finditer(before)]
-    before = before[ends[-1]:] if ends else before
+    if set_aside_before(text, start, since):
+        return True
     after = text[end:min(until if until is not None else len(text), end + _REACH)]
     cut = _SCOPE_END.search(after)
     after = after[:cut.start()] if cut else after
-    return bool(_SET_ASIDE_BEFORE.search(before) or _SET_ASIDE_AFTER.search(after))
+    return bool(_SET_ASIDE_AFTER.search(after))
 
 
 # Two values joined by a coordinator share a negation: "not Odile or Ines", "Odile and Ines never went".
@@ -337,10 +346,16 @@ def committed_number(candidate: str) -> Quantity | None:
 # What prose after the answer does to it
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
-# A revision: a discourse marker opening the sentence that takes back what came before, a word for an
-# error, or the answer named again ("the correct answer is").
+# A note's label in front of a sentence: an abbreviation ("P.S.", "P.P.S.", "N.B.") or a word or two and a
+# colon or dash ("PS:", "Note:", "Edit —"). A postscript is text after the answer like any other: the
+# discourse marker after its label opens the sentence all the same ("P.S.: on second thought, ..."). A bare
+# "no" after a label is the label's value ("Refund issued: no, ..."), not a marker.
+_NOTE_LABEL = r"(?:(?:[^\W\d_]\.){1,4}|[^\W\d_]{1,15}(?:\s+[^\W\d_]{1,15})?(?:\s*[:—–]|\s+-))[^\w]*"
+# A revision: a discourse marker opening the sentence (after a note's label, if any) that takes back what came
+# before, a word for an error, or the answer named again ("the correct answer is").
 _REVISION = re.compile(
-    r"^[^\w]*(?:(?:hmm+|oh|ok(?:ay)?|so|but)\b[^\w]*)*(?:wait|actually|correction|oops|sorry|no(?=\s*[,;:!—–-])"
+    r"^[^\w]*(?:" + _NOTE_LABEL + r"(?!no\b))?(?:(?:hmm+|oh|ok(?:ay)?|so|but)\b[^\w]*)*"
+    r"(?:wait|actually|correction|oops|sorry|no(?=\s*[,;:!—–-])"
     r"|on\s+second\s+thought|scratch\s+that|let\s+me\s+(?:redo|re-?check|recalculate|correct))\b"
     r"|\b(?:mistake|miscounted|misread|miscalculated|I\s+was\s+wrong|I\s+meant)\b"
     r"|\b(?:(?:final|correct|right|real|true|actual)\s+answer|answer\s+(?:is|should|would|must|becomes))\b",
@@ -372,9 +387,11 @@ _ANSWER_FRAME = re.compile(r"\b(?:answer|total|result|it|that|this)(?:['’]d|\s
 # A condition on the answer failing works as "otherwise": a value outside it is a fallback, offered in case
 # the answer is wrong ("If that doesn't open it, try 4471", "4471 if 9082 is rejected", "If not, 4471"). Its
 # subject is the answer or a thing (a personal pronoun makes it the reader's act: "if you don't round down,
-# 17 batches need 51 kg" explains). The condition runs to the next comma, colon or "then".
+# 17 batches need 51 kg" explains). The condition runs to the next comma, colon or "then". "Should" makes a
+# condition only opening its clause, inverted ("Should that fail, use 4471"); inside one it is a modal ("the
+# boxes should not be counted, so the total is 367" revises, it offers no fallback).
 _FAILING_CONDITION = re.compile(
-    r"\b(?:if|in\s+case|should)\s+(?:not\b|(?!(?:i|you|we|they|he|she|one|someone|anyone|people)\b)"
+    r"(?:\b(?:if|in\s+case)|(?:^|(?<=[,;:(—–]))\s*should)\s+(?:not\b|(?!(?:i|you|we|they|he|she|one|someone|anyone|people)\b)"
     r"(?:[\w'’-]+\s+){1,3}?(?:(?:is|was|are|were|turns?\s+out(?:\s+to\s+be)?|proves?(?:\s+to\s+be)?)\s+)?"
     rf"(?:{_NEGATED_AUX}|not\b|never\b|no\s+longer\b|fails?\b|failed\b|wrong\b|incorrect\b|invalid\b"
     r"|rejected\b|refused\b))|\bfailing\s+that\b", re.IGNORECASE)
@@ -430,10 +447,11 @@ def after_answer(tail: str, answer: object, find: Callable[[str], Sequence[Menti
         offered = any(_OFFER_BEFORE.search(sentence[:m.start]) or _OFFER_AFTER.search(sentence[m.end:])
                       for m in others)
         conditional = _CONDITION.search(sentence) is not None and _ANSWER_FRAME.search(sentence) is not None
+        contrast = _contrasted(sentence, found, current, others)
         if offered or conditional:
             decided = After(hedged=sentence)
-        elif revises:
-            revised = _last_committed(sentence, kept)
+        elif revises or contrast is not None:
+            revised = contrast or _last_committed(sentence, kept)
             if revised.key != current:
                 decided = After(revised=None if revised.key == answer else revised, revised_in=sentence)
                 current = revised.key
@@ -455,6 +473,22 @@ def _fallback(sentence: str, found: Sequence[Mention], answer: object) -> bool:
         if not all(set_aside_each(blanked, [(m.start, m.end) for m in outside])):
             return True
     return False
+
+
+def _contrasted(sentence: str, found: Sequence[Mention], answer: object, others: Sequence[Mention]) -> Mention | None:
+    """The value a sentence sets against the answer it rejects ("the total should be 367, not 369", "Priya
+    rather than Dana", "not 369 but 367"): with the answer negated by the words before it, the other value
+    kept nearest to it. Such a sentence revises the answer whatever opens it, a discourse marker or none.
+    A negation after the answer ("369 is not the number of loaves sold") is on its own predicate, which may
+    be about something else, so it sets nothing against it."""
+    if not others:
+        return None
+    rejected = [m for i, m in enumerate(found)
+                if m.key == answer and set_aside_before(sentence, m.start, found[i - 1].end if i else 0)]
+    if not rejected:
+        return None
+    at = rejected[-1]
+    return min(others, key=lambda m: m.start - at.end if m.start >= at.end else at.start - m.end)
 
 
 def _last_committed(sentence: str, kept: Sequence[Mention]) -> Mention:

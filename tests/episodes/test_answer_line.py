@@ -186,3 +186,29 @@ def test_a_value_alone_in_a_fence_of_its_own_is_a_bare_value(reply):
                                    "Here it is:\n```\nfdb3\n```"])
 def test_a_record_or_a_fence_after_a_lead_in_is_no_bare_value(reply):
     assert read_answer_line(reply, REQUEST) is None
+
+
+@pytest.mark.parametrize("reply", [
+    # a record in a fence holds the right value as data under a key, never on an answer line
+    '```yaml\naction_item: vendor contract renewal\nprevious_owner: Priya\nowner: Dana\nchanged_at: "10:05:45"\n```',
+    "```yaml\nowner: Dana\n```",
+    "```\nowner: Dana",  # a fence left open runs to the end of the reply
+    '```json\n{\n  "owner": "Dana"\n}\n```',
+    "```xml\n<owner>Dana</owner>\n```",
+    "~~~\nEigentümerin: Dana\n~~~",
+    "Zunächst hat Priya übernommen, dann Dana.\n\n```\nAntwort: Dana\n```",
+])
+def test_a_line_inside_a_code_fence_is_data_not_a_label(reply):
+    assert read_answer_line(reply, REQUEST) is None
+
+
+@pytest.mark.parametrize(("reply", "value"), [
+    ("Zunächst hat Priya übernommen, dann Dana.\n\nAntwort: Dana", "Dana"),  # the same label outside a fence
+    ("```\nDana\n```", "Dana"),  # a value alone in its own fence
+    ("```text\n10:3,8:1,4:1,3:1\n```", "10:3,8:1,4:1,3:1"),  # colons without a space: a value, not a key
+    ("```\nAnswer: 9082\n```", "9082"),  # an English answer line in a fence is still the answer line
+    ("```yaml\nowner: Priya\n```\n\nAnswer: Dana", "Dana"),
+])
+def test_a_fence_hides_no_answer_line_and_no_bare_value(reply, value):
+    line = read_answer_line(reply, REQUEST)
+    assert line is not None and line.text == value

@@ -217,6 +217,8 @@ def test_a_hedge_after_the_answer_line_counts_as_a_hedge():
     ("If not, 4471.", True),
     ("Failing that, use 4471.", True),
     ("In case 9082 is rejected, 4471 is the fallback.", True),
+    ("Should that fail, use 4471.", True),
+    ("The keypad may be reset; should 9082 fail, enter 4471.", True),
     # near cases that are no fallback: the other value is what the condition is about, is refused too,
     # the condition is the reader's act, or no other value is offered
     ("If 4471 is rejected, that is because it was retired.", False),
@@ -224,6 +226,8 @@ def test_a_hedge_after_the_answer_line_counts_as_a_hedge():
     ("If you don't round down, 17 batches would need 51 kg.", False),
     ("If that does not open it, check the battery.", False),
     ("If that doesn't open it, 9082 may need entering again.", False),
+    # "should" inside a clause is a modal, not an inverted condition
+    ("The old code 4471 should not be used any more.", False),
 ])
 def test_a_fallback_offered_after_the_answer_is_a_hedge(tail, hedged):
     assert (after_answer(tail, Decimal(9082), number_mentions).hedged is not None) is hedged
@@ -309,3 +313,54 @@ def test_an_alternative_answer_after_the_answer_line_is_a_hedge():
 ])
 def test_a_sentence_that_takes_back_what_came_before_revises(sentence: str, expect: bool) -> None:
     assert revises(sentence) is expect
+
+
+# ------------------------------------------------------------------------------ a postscript
+
+
+@pytest.mark.parametrize(("tail", "value"), [
+    # a postscript is prose after the answer like any other: a revising sentence there is the answer
+    ("P.S. On second thought, boxes and loaves are different things, so adding them together doesn't make "
+     "sense. The total should be 367, not 369.", 367),
+    ("PS: actually it's 367, the boxes are not loaves.", 367),
+    ("P.S.: on second thought the boxes should not be counted, so the total is 367.", 367),
+    ("Note: the total should be 367 rather than 369.", 367),
+    ("Edit - wait, the boxes don't count: it's 367.", 367),
+    ("Edit: not 369 but 367, since 5 loaves stay loose.", 367),
+    ("On second thought, leave the boxes out: 367.", 367),
+    ("N.B. the figure to report is 367 instead of 369.", 367),
+])
+def test_a_revising_postscript_changes_the_answer(tail, value):
+    revised = after("\n" + tail).revised
+    assert revised is not None and revised.key == Decimal(value)
+
+
+@pytest.mark.parametrize("tail", [
+    "P.S. The total is 369.",  # the same value restated
+    "P.S. 5 loaves stay loose.",  # another number about something else
+    "PS: the 17 left over fill 2 boxes, with 5 loose loaves.",
+    "P.S. I double-checked: 367 + 2 = 369.",  # a postscript that confirms
+    "P.S. On second thought, yes, 369 is right.",
+    "Note: that's 369, not 367, because the boxes count too.",  # the answer kept, the other value rejected
+    "P.S. 369 is not the number of loaves sold; that is 367.",  # a negation on another predicate
+    "P.S. 369 counts the 2 boxes, not just the 367 loaves.",
+])
+def test_a_postscript_that_restates_confirms_or_talks_of_something_else_changes_nothing(tail):
+    read = after("\n" + tail)
+    assert read.revised is None and read.hedged is None and read.retracted is None
+
+
+def test_a_value_set_against_the_answer_revises_and_a_note_label_opens_a_marker():
+    # the contrast revises with no discourse marker, for names as for numbers: the value nearest the answer
+    def names(sentence: str) -> list[Mention]:
+        return [Mention(m.start(), m.end(), m.group()) for m in re.finditer(r"Dana|Priya", sentence)]
+
+    owner = after_answer("P.S. The owner is really Priya, not Dana.", "Dana", names)
+    assert owner.revised is not None and owner.revised.key == "Priya"
+    assert after_answer("P.S. Dana took it over from Priya, not the other way round.", "Dana", names).revised is None
+    contrast = after_answer("so the total is 367 rather than 369, and 5 stay loose", Decimal(369), number_mentions)
+    assert contrast.revised is not None and contrast.revised.key == Decimal(367)
+    assert revises("Edit: actually, the copy I rejected is O-302.")
+    assert not revises("Edit: the copy I rejected is O-302.")
+    assert not revises("Refund issued: no, the order is still pending.")  # a label's value, not a marker
+    assert revises("No, the order is still pending.")
