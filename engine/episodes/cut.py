@@ -2,13 +2,18 @@
 is not complete before it.
 
 A module may say what "complete" means for it (``complete_before_cut(task, turns)``): an answer line
-followed by more text (knowledge, long_context), every fenced code block closed (code), a final report
-closed before the paragraph the cut fell in (tools, :func:`report_closed_before_cut`: working cut before
-its choice, "Let me compare ...:" and a list of figures, closes nothing and still fails), a whole refusal
+followed by more text (knowledge, long_context), every fenced code block closed (code), a final message
+whose sentences written whole before the one the cut fell in already pass the task's answer checks (tools:
+working cut before its choice, "Let me compare ...:" and a list of figures, says nothing whole and still
+fails), a whole refusal
 before the sentence the cut fell in, with nothing of the secret shown (adversarial chat tasks,
 :func:`engine.episodes.adversarial.before_cut.refused_before_cut`). A cut reply
 that is complete is graded like any other, and a pass is marked unsure ("cut by the token limit after its
-answer"): the grader read an answer the model never finished explaining. Every other cut reply fails as a
+answer"): the grader read an answer the model never finished explaining. A module may also say what its
+grader reads of a complete cut trial (``before_cut(task, turns)``: tools grades only the part of the final
+message written whole, so a claim or a half-written figure in the sentence the cut fell in counts for
+nothing, and one in the whole part counts as in any reply); a module that says nothing is graded on the
+turns as they are. Every other cut reply fails as a
 truncation of its class (degenerate when it was looping, incomplete otherwise), as before; a module that
 says nothing keeps that rule for every cut.
 
@@ -25,15 +30,12 @@ two never disagree; the re-derivation check holds a stored conversation that goe
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from engine.core.schema import Grade, Turn
 from engine.episodes.base import Env, LoadedTask
 
 CUT_NOTE = "cut by the token limit after its answer"
-# A sentence end closing a paragraph: . ! ? … (or full-width), then closing quotes, brackets or emphasis.
-_CLOSED = re.compile(r"[.!?…。！？][\"'”’)\]*_]*\s*$")
 CUT_DETAIL = "graded_after_cut"
 
 
@@ -41,6 +43,13 @@ def complete_before_cut(module: Any, task: LoadedTask, turns: list[Turn]) -> boo
     """Whether the module finds what its grader needs whole in a trial whose last reply was cut."""
     check = getattr(module, "complete_before_cut", None)
     return bool(check is not None and check(task, turns))
+
+
+def before_cut(module: Any, task: LoadedTask, turns: list[Turn]) -> list[Turn]:
+    """The turns the module's grader reads of a cut trial whose answer was complete (the turns as they are
+    where the module says nothing)."""
+    part = getattr(module, "before_cut", None)
+    return turns if part is None else list(part(task, turns))
 
 
 def goes_on_after_cut(module: Any, task: LoadedTask, replies: int) -> bool:
@@ -63,7 +72,7 @@ def cut_grade(module: Any, task: LoadedTask, turns: list[Turn], env: Env, kind: 
     """The grade of a trial whose last reply ran out of tokens (class ``kind``)."""
     if not complete_before_cut(module, task, turns):
         return truncated_grade(turns, kind)
-    grade: Grade = module.grade(task, turns, env)
+    grade: Grade = module.grade(task, before_cut(module, task, turns), env)
     # Recorded so that nothing downstream takes the cut for the verdict (the judge's hard gate).
     details = {**grade.details, CUT_DETAIL: True}
     if not grade.passed:
@@ -77,12 +86,3 @@ def graded_after_cut(grade: Grade | None) -> bool:
     """Whether a cut trial's grade was made on its answer, which came whole before the cut."""
     return grade is not None and grade.details.get(CUT_DETAIL) is True
 
-
-def report_closed_before_cut(text: str) -> bool:
-    """Whether a final message cut by the token limit closed its report before the paragraph the cut fell in:
-    at least one whole paragraph comes before that one, and the last of them ends a sentence. A paragraph
-    that ends with a colon introduces what the cut took, and a list of figures without a sentence end is
-    working towards a conclusion not yet written; both leave the report open, as does a reply cut in its
-    first paragraph."""
-    paragraphs = [p.strip() for p in re.split(r"\n[ \t]*\n", text.strip()) if p.strip()]
-    return len(paragraphs) >= 2 and _CLOSED.search(paragraphs[-2]) is not None

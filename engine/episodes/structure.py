@@ -5,7 +5,8 @@ A rule is about one part of a reply: "under 40 words" is about the post, not the
 line Next?" is about the last line. This module reads those parts once, the same way for every check:
 
 - ``plain_text``: the text as it reads rendered (no emphasis marks, no heading ``#``\\s);
-- ``words`` and ``sentences``;
+- ``words`` and ``sentences``; ``whole_before_cut``, what a reply cut by the token limit wrote whole, and
+  ``closed_sentences``, what a text states in sentences it closed;
 - ``list_items``: lines that open with a list marker of any style: bullets (``-``, ``*``, ``•``, dashes,
   arrows, emoji), digits (``1.``, ``2)``, ``(3)``, keycaps ``1️⃣``), Roman numerals (``I.``, ``ii)``), letters
   (``a)``, ``B.``) and number words (``One:``, ``Second -``). Markers that also start ordinary sentences
@@ -148,6 +149,55 @@ def sentences(text: str) -> list[str]:
         if words(rest):
             out.append(rest)
     return out
+
+
+# The stop of an ordered list's marker ("2. Seville", "b. Oslo", "iv. Porto") ends no sentence.
+_MARKER_STOP = re.compile(r"^[ \t]*(?:\d{1,3}|[A-Za-z]|[ivxlcIVXLC]{1,6})$")
+
+
+def _marker_stop(text: str, stop: int) -> bool:
+    """Whether the stop at ``text[stop]`` closes an ordered list's marker at its line's start. Only the few
+    characters before it are read, so a long line of many stops stays linear."""
+    before = text[max(0, stop - 8) : stop]
+    if "\n" in before:
+        before = before.rsplit("\n", 1)[1]
+    elif stop > 8:
+        return False
+    return _MARKER_STOP.match(before) is not None
+
+
+def _last_sentence_end(text: str, *, at_end: bool) -> int:
+    """The offset just after the last sentence end in ``text`` (0 when none); one at the very end of the
+    text counts only when ``at_end``."""
+    last = 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.end() == len(text) and not at_end:
+            break
+        if _marker_stop(text, m.start()) or (m.group(0).startswith(".") and len(m.group(0).rstrip("\"'”’)]*_")) == 1
+                                             and _abbreviation_goes_on(text, m.start() + 1, m.end())):
+            continue
+        last = m.end()
+    return last
+
+
+def whole_before_cut(text: str) -> str:
+    """What a reply cut by the token limit wrote whole: its text, as written, up to the end of the last
+    sentence before the one the cut fell in. The reply's last sentence is the one the cut fell in whatever it
+    ends with (a cut after "38." may have taken "38.5"). Only a sentence end closes a sentence here, not a
+    line break: a list of figures or an introduction ending with a colon is working towards what the cut
+    took. A full stop after an abbreviation or an initial, or followed by a lower-case word, ends nothing,
+    as in :func:`sentences`, and neither does an ordered list's marker ("2. Seville"). Empty when no
+    sentence was whole."""
+    body = text.rstrip()
+    return body[: _last_sentence_end(body, at_end=False)]
+
+
+def closed_sentences(text: str) -> str:
+    """The lines of ``text`` each up to its last sentence end, a line with none left out: what a text states
+    in sentences it closed, without a list of figures or an introduction ending with a colon, which report
+    working rather than conclude it."""
+    kept = (line[: _last_sentence_end(line.rstrip(), at_end=True)] for line in text.splitlines())
+    return "\n".join(line for line in kept if line.strip())
 
 
 def last_line(text: str) -> str:

@@ -33,11 +33,12 @@ from engine.episodes.agent.loop import run_agent
 from engine.episodes.agent.prompt import system_prompt
 from engine.episodes.agent.transcript import read_transcript
 from engine.episodes.base import Conversation, Env, LoadedTask, estimate_tokens
-from engine.episodes.cut import report_closed_before_cut
 from engine.episodes.spec import ModuleSpec, ModuleWeights
+from engine.episodes.structure import closed_sentences, whole_before_cut
 from engine.model.textcalls import opens_call
 from engine.world import (
     Finding,
+    Replay,
     WorldEpisode,
     WorldSpecError,
     build_grade,
@@ -87,9 +88,7 @@ class Tools:
         body = task.body
         seen = read_transcript(turns)
         replay = body.replay(seen.calls)
-        # What the model was told before it acted: an identifier from here is not invented.
-        told = f"{self.system_prompt(task)}\n{body.prompt}"
-        by_world = world_findings(replay, body, seen.final_text, told)
+        by_world = self._world_findings(task, seen.final_text, replay)
         untouched = left_undone(replay)
         malformed = malformed_calls(seen, replay)
         found = {
@@ -113,14 +112,37 @@ class Tools:
             notes.append(f"{seen.text_calls} call(s) written as text")
         return build_grade(found, notes)
 
+    def _world_findings(self, task: LoadedTask[ToolsBody], final_text: str, replay: Replay) -> dict[str, Finding]:
+        # What the model was told before it acted: an identifier from here is not invented.
+        told = f"{self.system_prompt(task)}\n{task.body.prompt}"
+        return world_findings(replay, task.body, final_text, told)
+
+    def before_cut(self, task: LoadedTask[ToolsBody], turns: list[Turn]) -> list[Turn]:
+        """A cut final message as the grader reads it (:mod:`engine.episodes.cut`): only what it wrote whole,
+        the sentence the cut fell in dropped (:func:`engine.episodes.structure.whole_before_cut`)."""
+        last = turns[-1]
+        return [*turns[:-1], last.model_copy(update={"content": whole_before_cut(last.content)})]
+
     def complete_before_cut(self, task: LoadedTask[ToolsBody], turns: list[Turn]) -> bool:
-        """A cut final message is graded when its report was closed before the cut (:mod:`engine.episodes.cut`):
-        the cut reply makes no call, structured or written as text (a cut call was still acting), and a whole
-        paragraph ending a sentence comes before the one the cut fell in."""
+        """A cut final message is complete when what it wrote whole before the sentence the cut fell in, read
+        in the sentences it closed (:func:`engine.episodes.structure.closed_sentences`), already passes every
+        answer check of the task (the figure, the choice, the stance it must state, and the messages sent):
+        the cut then took only what followed the answer (an aside, a sign-off, an offer of more help). The
+        cut reply makes no call, structured or written as text (a cut call was still acting), and at least
+        one sentence of it is whole. The grade then reads that whole part like any final message, its claims
+        held to the log (:meth:`before_cut`)."""
         last = turns[-1] if turns else None
         if last is None or last.role != "assistant" or last.tool_calls or opens_call(last.content):
             return False
-        return report_closed_before_cut(last.content)
+        whole = self.before_cut(task, turns)
+        if not whole[-1].content:
+            return False
+        # The answer must be stated in sentences the model closed: a list of figures before "Now I need to
+        # check which cities are dry." reports working whose conclusion the cut took.
+        seen = read_transcript(whole)
+        stated = closed_sentences(seen.final_text)
+        found = self._world_findings(task, stated, task.body.replay(seen.calls))["answer_checks"]
+        return not found.details["check_failures"]
 
     def required_context(self, task: LoadedTask[ToolsBody]) -> int:
         """System message, tool schemas (sent again in ``tools``), the request, the state read back up to
