@@ -204,7 +204,8 @@ def reported_actions(replay: Replay, spec: GradeSpec, final_text: str) -> Findin
     """The final message's reports of done actions, each backed by a successful call that did that kind of
     thing to the object it names (:mod:`engine.world.claims`). A misreport fails the trial whatever the
     state: a reader acts on what the agent says it did."""
-    did = backing(((o.name, _args(o)) for o in replay.outcomes if not o.error), TOOLS, spec.tools)
+    did = backing(((o.name, _args(o)) for o in replay.outcomes if not o.error), TOOLS, spec.tools,
+                  tried=((o.name, _args(o)) for o in replay.outcomes))
     targets = {t.name: (t.effect.on, t.effect.object) for t in TOOLS.values() if t.effect}
     named = [(o.name, _args(o)) for o in (*replay.outcomes, *replay.gold.outcomes)]
     found = check_claims(final_text, did, index_world(replay.seed, named, targets))
