@@ -114,7 +114,7 @@ def _cut_by_comment(source: str) -> int | None:
     return min(cut, default=None)
 
 
-def _verdict(task: LoadedTask, case: Case, srv: ScriptedServer, sandbox: SandboxHandle | None,
+def _verdict(task: LoadedTask, case: Case, batch: str, srv: ScriptedServer, sandbox: SandboxHandle | None,
              workdir: Path) -> tuple[str, str]:
     # The runner imports the modules; keep these imports lazy.
     from engine.run.request import RunRequest
@@ -122,7 +122,9 @@ def _verdict(task: LoadedTask, case: Case, srv: ScriptedServer, sandbox: Sandbox
 
     # One server for the whole corpus; each case plays its own transcript (cases run one after another).
     srv.responder = transcript([r.action() for r in case.replies])
-    request = RunRequest(model="scripted", endpoint=srv.url, output=workdir / f"{task.id}.{case.name}.json",
+    # A case's name is unique within its batch only: the batch is in the file name, or a case of another batch
+    # with the same name would resume from this one's result file and be given its verdict.
+    request = RunRequest(model="scripted", endpoint=srv.url, output=workdir / f"{task.id}.{batch}.{case.name}.json",
                          trials=1, max_retries=0, backoff_s=0.01, show_progress=False)
     run = run_benchmark(request, tasks=[task], sandbox=sandbox)
     trial = run.trials[0]
@@ -147,7 +149,7 @@ def evaluate(
             if task is None:
                 raise UserError(f"corpus file for {cf.task!r}: no such task in the bank; rename or remove it")
             for case in cf.cases:
-                got, reason = _verdict(task, case, srv, sandbox, Path(tmp))
+                got, reason = _verdict(task, case, cf.batch, srv, sandbox, Path(tmp))
                 result = CaseResult(task=task.id, module=task.task.module, case=case.name, expect=case.expect,
                                     got=got, reason=reason, why=case.why, batch=cf.batch)
                 results.append(result)

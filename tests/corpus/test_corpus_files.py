@@ -43,3 +43,18 @@ def test_an_unquoted_text_cut_by_a_comment_is_refused_with_the_fix(tmp_path, tex
 def test_quoted_or_block_text_keeps_its_hashtag(tmp_path, text):
     [loaded] = load_corpus(_write(tmp_path, why="a post that ends with its hashtag", text=text))
     assert loaded.cases[0].replies[0].text.endswith("#JuniperBakes")
+
+
+def test_a_case_name_used_in_two_batches_is_graded_on_its_own_replies(tmp_path):
+    # Names are unique within a batch only; a shared result file once gave the second case the first's verdict.
+    from engine.corpus.replay import evaluate
+
+    folder = tmp_path / "knowledge"
+    folder.mkdir()
+    for batch, value, expect in (("b1", "369", "pass"), ("b2", "367", "fail")):
+        (folder / f"kn_bakery_batches.{batch}.yaml").write_text(
+            f"task: kn_bakery_batches\nbatch: {batch}\ncases:\n  - name: same_name\n    expect: {expect}\n"
+            f"    why: the answer line gives {value}\n    replies:\n      - text: 'Answer: {value}'\n",
+            encoding="utf-8")
+    results = evaluate(load_corpus(tmp_path), None)
+    assert {(r.batch, r.got) for r in results} == {("b1", "pass"), ("b2", "fail")}
