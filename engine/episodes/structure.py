@@ -18,7 +18,10 @@ line Next?" is about the last line. This module reads those parts once, the same
   longer paragraph ending with a colon that speaks to the user about the post) or a closing line that
   speaks to the user about it (``Let me know if you'd like changes!``);
   horizontal rules that set the post apart bound it, with a follow-up offer after the closing one, and so
-  does a block quote that holds it with commentary outside it (a note such as ``(21 words.)`` after it);
+  do a block quote that holds it with commentary outside it (a note such as ``(21 words.)`` after it) and
+  one pair of XML-style tags around it (``<post>...</post>``);
+- ``headings`` and ``title_line``: heading lines in any markup (``#``, an underlined title, a line wholly
+  in bold or italics above the text, a bare short line set apart at the top);
 - ``last_line``.
 """
 
@@ -455,6 +458,137 @@ def _line_list(lines: list[str], start: int, end: int) -> list[ListItem]:
 
 
 # --------------------------------------------------------------------------------------------------------
+# Headings and the title line
+
+How = Literal["atx", "setext", "html", "emphasis", "plain"]
+
+
+@dataclass(frozen=True)
+class Heading:
+    line: int  # index of the line in the reply
+    text: str  # as it reads rendered
+    how: How  # the markup that makes it a heading; "plain" for a bare short line set apart
+
+
+# The most words a line wholly in bold, italics or a heading tag may hold and still be read as a heading, and
+# the most a bare line may (with no markup, only its length and its place say it is a title).
+_MARKED_HEADING_WORDS = 20
+_PLAIN_HEADING_WORDS = 12
+_SETEXT_UNDERLINE = re.compile(r"^[ \t]{0,3}(?:=+|-+)[ \t]*$")
+_HTML_HEADING = re.compile(r"^<(h[1-6]|b|strong|u|i|em)(?:[ \t][^<>]*)?>(?P<inner>[^<>]*)</\1>$", re.IGNORECASE)
+# The emphasis marks a whole line may be wrapped in, longest first, so ``***x***`` is not read as ``*``.
+_WRAPS = ("***", "___", "**", "__", "*", "_")
+# Punctuation that ends a sentence or a clause: a line ending with one is a sentence, a lead-in or a
+# greeting, never a bare title.
+_ENDS_CLAUSE = re.compile(r"[.!?…:;,。！？：；，][\"'”’)\]]*$")
+_ENDS_STATEMENT = re.compile(r"[.…。][\"'”’)\]]*$")
+
+
+def _wrapped(line: str) -> str | None:
+    """The inside of a line wholly wrapped in one emphasis mark or one inline HTML tag (``**Title**``,
+    ``__Title__``, ``*Title*``, ``<u>Title</u>``), else None. A line with the mark inside as well
+    (``**A** and **B**``) is two spans, not one wrapped line."""
+    html = _HTML_HEADING.match(line)
+    if html:
+        return html.group("inner").strip() or None
+    for mark in _WRAPS:
+        if len(line) > 2 * len(mark) and line.startswith(mark) and line.endswith(mark):
+            inner = line[len(mark):-len(mark)]
+            # Emphasis needs no space inside its marks; the mark again inside makes two spans.
+            return None if inner.strip() != inner or mark in inner else inner
+    return None
+
+
+def _bare_title(line: str, below: str, follows: int) -> bool:
+    """Whether ``line``, the reply's first line as it reads rendered, is a title written without markup: a
+    paragraph of its own (a blank line below it) of at most 12 words, opening with a letter or digit, with
+    no punctuation at its end once trailing emoji and marks are set aside (``Hi there! 👋`` is a sentence)
+    and none inside that ends a sentence, and more words after it than in it. A line that is not a title
+    whatever its length: working (``=``), a labelled value (``Answer: Dana``, ``_LABEL``) and a line that
+    speaks to the user (``Here's a quick summary``, ``_ADDRESS``), a lead-in that forgot its colon."""
+    count = len(words(line))
+    opening = line.lstrip("\"'“‘¡¿([")
+    end = line.rstrip()
+    while end and unicodedata.category(end[-1]) in ("So", "Sk", "No", "Mn", "Cf", "Zs"):
+        end = end[:-1].rstrip()
+    return (not below.strip() and 0 < count <= _PLAIN_HEADING_WORDS and follows > count
+            and opening[:1].isalnum() and "=" not in line and not _ENDS_CLAUSE.search(end)
+            and len(sentences(end)) == 1 and not _LABEL.match(line) and not _ADDRESS.search(line))
+
+
+def headings(text: str) -> list[Heading]:
+    """Every line of the reply that is a heading, whatever the markup:
+
+    - a Markdown heading: ``# Title`` (ATX) or a line underlined with ``===`` or ``---`` (setext), and an
+      HTML heading tag ``<h2>Title</h2>``, wherever they stand;
+    - a line wholly in bold, italics or underline (``**Resumen del incidente**``, ``__Title__``,
+      ``*Resumen*``, ``<u>Title</u>``) on a line of its own above more text: at most 20 words and one
+      phrase, not a sentence: it holds no sentence end inside and does not end with a full stop (a whole
+      emphasised sentence, ``**Harbor Sync 3.2 is out.**``, is emphasis, not a title);
+    - a bare line (``Resumen semanal``) only as the reply's first line, a paragraph of its own with more
+      text after it (``_bare_title``): at most 12 words, with no punctuation at its end (a line ending
+      with ``.``, ``!``, ``?``, ``:`` or ``,`` is a sentence, a lead-in or a greeting). Further down, a
+      short bare line is as often a label, a figure or a sign-off as a heading: there markup must say so.
+
+    Lines in code fences, block quotes and list items are none: a title stands above the body. Emphasis
+    inside a paragraph (a bold first sentence that the paragraph goes on after, on the same line) is no
+    heading either."""
+    raw = text.splitlines()
+    rendered = plain_text(text).splitlines()
+    items = {item.line for item in list_items(text) if item.kind != "line"}
+    fenced, inside = set(), False
+    for n, line in enumerate(raw):
+        if line.lstrip().startswith("```"):
+            fenced.add(n)
+            inside = not inside
+        elif inside:
+            fenced.add(n)
+    # How many words the lines from n on hold: a heading is one when text follows it.
+    after = [0] * (len(raw) + 1)
+    for n in range(len(raw) - 1, -1, -1):
+        after[n] = after[n + 1] + (0 if n in fenced else len(words(raw[n])))
+    first = next((n for n, line in enumerate(raw) if line.strip()), -1)
+    found: list[Heading] = []
+    for n, line in enumerate(raw):
+        stripped = line.strip()
+        if not stripped or n in fenced or n in items or _BLOCKQUOTE.match(line) and stripped.startswith(">"):
+            continue
+        shown = rendered[n].strip() if n < len(rendered) else stripped
+        if _HEADING.match(line):
+            found.append(Heading(n, shown, "atx"))
+            continue
+        if n + 1 < len(raw) and _SETEXT_UNDERLINE.match(raw[n + 1]) and words(stripped) \
+                and (n == 0 or not raw[n - 1].strip()) and not _RULE.match(line):
+            found.append(Heading(n, shown, "setext"))
+            continue
+        alone_above = n == 0 or not raw[n - 1].strip()
+        follows = after[n + 1]
+        if not alone_above or not follows:
+            continue
+        html = _HTML_HEADING.match(stripped)
+        if html and html.group(1).lower().startswith("h"):
+            found.append(Heading(n, html.group("inner").strip(), "html"))
+            continue
+        inner = _wrapped(stripped)
+        if inner is not None:
+            phrase = plain_text(inner).strip()
+            one_phrase = len(sentences(phrase)) <= 1
+            if words(phrase) and len(words(phrase)) <= _MARKED_HEADING_WORDS and one_phrase \
+                    and not _ENDS_STATEMENT.search(phrase):
+                found.append(Heading(n, phrase, "html" if html else "emphasis"))
+            continue
+        if n == first and _bare_title(shown, raw[n + 1] if n + 1 < len(raw) else "", follows):
+            found.append(Heading(n, shown, "plain"))
+    return found
+
+
+def title_line(text: str) -> Heading | None:
+    """The reply's title line: a heading (``headings``) on its first non-blank line, else None."""
+    first = next((n for n, line in enumerate(text.splitlines()) if line.strip()), None)
+    return next((h for h in headings(text) if h.line == first), None) if first is not None else None
+
+
+# --------------------------------------------------------------------------------------------------------
 # The post inside a reply
 
 
@@ -465,6 +599,8 @@ class Post:
     preamble: str
     body: str
     afterword: str
+    # Why the reading of where the post ends is a guess the text cannot settle, or None.
+    unsure: str | None = None
 
 
 _FIRST_PERSON = re.compile(r"\bI(?:['’](?:m|d|ll|ve))?\b|\b[Mm][ey]\b")
@@ -604,6 +740,38 @@ def _in_quote(text: str) -> tuple[str, str, str] | None:
     return "\n\n".join(before), body, "\n\n".join(after)
 
 
+# An XML-style tag a writer wraps a post in (``<post>``, ``<answer>``, ``<tweet id="3">``), opening or closing.
+_TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]{0,40})(?:[ \t][^<>\n]{0,200})?>")
+
+
+def _in_tags(text: str) -> tuple[str, str, str, bool] | None:
+    """(introduction, post, afterword, afterword_is_aside) when one pair of XML-style tags wraps the post,
+    else None. The introduction ends with the opening tag and the afterword starts with the closing one.
+
+    The pair is the only tag outside the post: one tag name, opened once and closed once after it, with no
+    other tag before the opening or after the closing one (tags inside are the post's own). What the tags
+    hold must have more words than everything outside them, as with a block quote: ``<b>Monday post</b>``
+    over the post is a label in a tag, not the post. The writer's own tags say where the post ends, so text
+    after the closing tag is no part of it even when it is no remark to the user
+    (``<post>Rye is back!</post> #JuniperBakes`` does not end with the hashtag); the fourth value says
+    whether it was a remark, so a check can say it was unsure. Two pairs (``<post>`` and ``<hashtags>``, or
+    two of ``<post>``) bound nothing: the reply is then read whole."""
+    tags = list(_TAG.finditer(text))
+    if len(tags) < 2:
+        return None
+    opening, closing = tags[0], tags[-1]
+    name = opening.group(2).casefold()
+    if opening.group(1) or not closing.group(1) or closing.group(2).casefold() != name:
+        return None
+    if sum(1 for t in tags if t.group(2).casefold() == name) != 2:
+        return None
+    body, after = text[opening.end():closing.start()].strip(), text[closing.end():].strip()
+    if len(words(body)) <= len(words(text[:opening.start()])) + len(words(after)):
+        return None
+    # The tags go with what they set apart, so a note on the reading can name them.
+    return text[:opening.end()].strip(), body, text[closing.start():].strip(), not words(after) or _aside(after)
+
+
 def read_post(text: str) -> Post:
     """The post a reply holds: the reply without a lead-in that introduces it (``_lead_in``: ``Here's the
     post:``, or a longer paragraph ending with a colon that speaks to the user) and without an afterword
@@ -615,9 +783,12 @@ def read_post(text: str) -> Post:
     outside it bounds it the same way (``_in_quote``: ``> Rye is back! #JuniperBakes`` then ``(21
     words.)``). A post wrapped whole in a code fence, a block quote or quotation marks is read without
     them."""
-    afterword = ""
+    afterword, unsure = "", None
     preamble, rest = _lead_in(text.strip())
-    bounded = _between_rules(rest) or _in_quote(rest)
+    tagged = _in_tags(rest)
+    bounded = tagged[:3] if tagged else _between_rules(rest) or _in_quote(rest)
+    if tagged and not tagged[3]:
+        unsure = "read the post as what its tags hold; the text after the closing tag is no part of it"
     if bounded is not None:
         intro, body, afterword = bounded
         preamble = "\n".join(p for p in (preamble, intro) if p)
@@ -636,4 +807,7 @@ def read_post(text: str) -> Post:
     quoted = re.fullmatch(r"[\"“](.*)[\"”]", body, re.DOTALL)
     if quoted and not re.search(r"[\"“”]", quoted.group(1)):
         body = quoted.group(1).strip()
-    return Post(preamble=preamble, body=body, afterword=afterword)
+    wrapped = _in_tags(body)
+    if wrapped and _TAG.fullmatch(wrapped[0]) and _TAG.fullmatch(wrapped[2]):  # tags inside the rules or fence
+        body = wrapped[1]
+    return Post(preamble=preamble, body=body, afterword=afterword, unsure=unsure)

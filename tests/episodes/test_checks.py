@@ -382,6 +382,30 @@ def test_a_quoted_post_is_counted_without_the_note_beside_it():
     assert not ok(post.replace("bake", "bake bake", 1) + "\n\n(40 words.)", check="word_count", max=39, of="post")
 
 
+@pytest.mark.parametrize("reply,held,sure", [
+    ("**Resumen del incidente**\n\nHarbor Sync 3.2 ya está disponible. Las subidas se reanudan.", False, True),
+    ("Resumen semanal\n\nHarbor Sync 3.2 ya está disponible. Las subidas se reanudan.", False, False),
+    ("**Harbor Sync 3.2 ya está disponible.** Las subidas se reanudan. El valor pasa de 200 a 750.", True, True),
+    ("Harbor Sync 3.2 ya está disponible. Las subidas se reanudan.", True, True),
+])
+def test_headings_counts_a_title_line_in_any_markup(reply, held, sure):
+    outcome = run(reply, check="headings", max=0)
+    assert outcome[0] is held and (unsure_of(outcome) is None) is sure, outcome
+    if not held:
+        assert "heading lines" in outcome[1]
+
+
+@pytest.mark.parametrize("reply,held,unsure", [
+    ("<post>\nRye is back at Juniper Bakery, warm every morning! #JuniperBakes\n</post>", True, True),
+    ("<post>Rye is back! #JuniperBakes Warm every morning at Juniper Bakery.</post>", False, False),
+    # Text after the closing tag is outside the post: the check fails, unsure.
+    ("<post>Rye is back at Juniper Bakery, warm every morning!</post>\n#JuniperBakes", False, True),
+])
+def test_a_rule_about_the_post_reads_a_post_wrapped_in_tags(reply, held, unsure):
+    outcome = run(reply, check="ends_with", text="#JuniperBakes", of="post")
+    assert outcome[0] is held and (unsure_of(outcome) is not None) is unsure, outcome
+
+
 def test_letter_case():
     assert ok("MARS, 4TH PLANET.", check="letter_case", case="upper")
     assert not ok("Mars.", check="letter_case", case="upper")

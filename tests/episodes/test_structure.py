@@ -1,11 +1,12 @@
-"""The reader of a reply's structure: list items in every marker style, the post inside a reply, the last
-line. Each reading has a case it must find and a near case it must leave alone."""
+"""The reader of a reply's structure: list items in every marker style, headings and the title line, the
+post inside a reply, the last line. Each reading has a case it must find and a near case it must leave
+alone."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.episodes.structure import last_line, list_items, read_post, sentences
+from engine.episodes.structure import headings, last_line, list_items, read_post, sentences, title_line
 
 
 def kinds(text: str) -> list[str]:
@@ -268,3 +269,118 @@ def test_last_line_reads_through_emphasis():
     assert last_line("Mulch with straw.\n**Next?**\n\n") == "Next?"
     assert last_line("Mulch with straw. Next?") == "Mulch with straw. Next?"
     assert last_line("") == ""
+
+
+SUMMARY = ("Harbor Sync 3.2 ya está disponible y las subidas se reanudan tras una conexión perdida. El valor por "
+           "defecto de `retry_backoff_ms` pasa de 200 a 750.")
+
+
+@pytest.mark.parametrize("title,how", [
+    ("**Resumen del incidente**", "emphasis"),
+    ("__Title__", "emphasis"),
+    ("*Resumen*", "emphasis"),
+    ("***Resumen semanal***", "emphasis"),
+    ("**Harbor Sync 3.2: resumen de la versión**", "emphasis"),
+    ("**Resumen:**", "emphasis"),  # a bold label standing alone above the prose
+    ("_¿Qué hay de nuevo en la versión 3.2?_", "emphasis"),
+    ("<u>Resumen</u>", "html"),
+    ("<h2>Resumen</h2>", "html"),
+    ("## Resumen", "atx"),
+    ("Resumen semanal", "plain"),
+    ("Novedades de Harbor Sync 3.2", "plain"),
+    ("Weekly summary 🗞️", "plain"),
+])
+def test_a_title_line_above_the_prose_is_read_in_any_markup(title, how):
+    found = title_line(title + "\n\n" + SUMMARY)
+    assert found is not None and found.how == how and found.line == 0, found
+
+
+@pytest.mark.parametrize("reply", [
+    "**Resumen del incidente**\n" + SUMMARY,  # a marked title needs only a line of its own
+    "Resumen\n=======\n" + SUMMARY,  # an underlined (setext) heading
+    "\n\n  *Resumen*  \n\n" + SUMMARY,  # blank lines and spaces before it
+])
+def test_a_marked_title_on_a_line_of_its_own_is_a_title(reply):
+    assert title_line(reply) is not None
+
+
+@pytest.mark.parametrize("reply", [
+    SUMMARY,  # one paragraph
+    SUMMARY + "\n\n" + SUMMARY,  # two paragraphs
+    # A bold first sentence for emphasis, inside the paragraph or as a whole sentence on its own line.
+    "**Harbor Sync 3.2 ya está disponible.** " + SUMMARY,
+    "**Harbor Sync 3.2 ya está disponible.**\n\n" + SUMMARY,
+    "*Ya está aquí* Harbor Sync 3.2, con subidas que se reanudan. El valor pasa de 200 a 750.",
+    # A short first sentence that ends with a full stop, in the paragraph or as a paragraph of its own.
+    "Ya está aquí. " + SUMMARY,
+    "Harbor Sync 3.2 ya está aquí.\n\n" + SUMMARY,
+    "¡Harbor Sync 3.2 ya está aquí!\n\n" + SUMMARY,
+    "Hi there! 👋\n\n" + SUMMARY,
+    # A bold phrase holding two sentences is emphasis, not a title.
+    "**Ya está aquí. Y trae novedades**\n\n" + SUMMARY,
+    # A greeting, a lead-in and a line that speaks to the user are no title; nor a labelled value.
+    "Hola equipo,\n\n" + SUMMARY,
+    "Aquí tienes el resumen:\n\n" + SUMMARY,
+    "Here's a quick summary of the release\n\n" + SUMMARY,
+    "Answer: 369\n\n" + SUMMARY,
+    # A short line with no blank line after it is the start of a paragraph written across lines.
+    "Harbor Sync 3.2 ya está disponible\ny las subidas se reanudan tras una conexión perdida.",
+    # A line alone with nothing after it, a list item, a hashtag, a quote and a code block are no title.
+    "**Resumen del incidente**",
+    "- Resumen\n\n" + SUMMARY,
+    "#JuniperBakes\n\n" + SUMMARY,
+    "> Resumen\n\n" + SUMMARY,
+    "```\nResumen\n\nfoo bar baz qux\n```",
+    # Two bold spans on one line are two spans, not a line wholly in bold (a bare title needs no stop).
+    "**Harbor** ya está **disponible.**\n\n" + SUMMARY,
+])
+def test_no_title_line_is_read_into_prose(reply):
+    assert title_line(reply) is None, title_line(reply)
+
+
+def test_headings_further_down_need_markup():
+    reply = SUMMARY + "\n\n**Qué cambia**\n\n" + SUMMARY + "\n\n### Detalles\n" + SUMMARY
+    assert [h.text for h in headings(reply)] == ["Qué cambia", "Detalles"]
+    # A bare short line further down is as often a label, a figure or a sign-off: no heading.
+    assert headings(SUMMARY + "\n\nMonthly pass 96.00\n\n" + SUMMARY) == []
+    assert headings(SUMMARY + "\n\n**Saludos**") == []  # nothing follows it
+
+
+TAGGED = "Rye is back at Juniper Bakery, warm every morning! #JuniperBakes"
+
+
+@pytest.mark.parametrize("reply", [
+    "<post>\n" + TAGGED + "\n</post>",  # tags on their own lines
+    "<post>" + TAGGED + "</post>",  # inline
+    '<tweet id="1">' + TAGGED + "</tweet>",  # any one tag name, with attributes
+    "<Answer>\n" + TAGGED + "\n</answer>",
+    "Here's the post:\n\n<post>\n" + TAGGED + "\n</post>\n\nWant another?",  # a lead-in and an offer
+    "<post>\n" + TAGGED + "\n</post>\n\n(9 words.)",
+    "```\n<post>\n" + TAGGED + "\n</post>\n```",  # tags inside a fence
+    "---\n<post>" + TAGGED + "</post>\n---",  # tags between rules
+])
+def test_a_pair_of_tags_bounds_the_post(reply):
+    post = read_post(reply)
+    assert post.body == TAGGED and post.unsure is None, post
+
+
+def test_tags_inside_the_post_are_its_own():
+    reply = "<post>Our <b>rye</b> is back, warm every morning! #JuniperBakes</post>"
+    assert read_post(reply).body == "Our <b>rye</b> is back, warm every morning! #JuniperBakes"
+
+
+@pytest.mark.parametrize("reply,body_ends,unsure", [
+    # The hashtag inside the tags but not last inside them.
+    ("<post>\nRye is back! #JuniperBakes Warm every morning, come early.\n</post>", "come early.", False),
+    # Text after the closing tag that is no remark to the user is outside the post the tags mark; the
+    # reading says it is unsure.
+    ("<post>Rye is back at Juniper Bakery, warm every morning!</post>\n#JuniperBakes", "morning!", True),
+    # Two different tag pairs, or two posts: no one pair bounds the post, the reply is read whole.
+    ("<post>Rye is back at Juniper Bakery!</post>\n<hashtags>#JuniperBakes</hashtags>", "</hashtags>", False),
+    ("<post>Rye is back! #JuniperBakes</post>\n<post>Buns on Friday! #JuniperBakes</post>", "</post>", False),
+    # A label in a tag above the post holds fewer words than the text outside it: not the post.
+    ("<b>Monday post</b>\n\n" + TAGGED, "#JuniperBakes", False),
+])
+def test_tags_that_do_not_wrap_the_post_whole(reply, body_ends, unsure):
+    post = read_post(reply)
+    assert post.body.endswith(body_ends) and (post.unsure is not None) is unsure, post

@@ -32,7 +32,15 @@ from engine.episodes.checks.base import (
     unsure_of,
     word_pattern,
 )
-from engine.episodes.checks.form import EndsWith, LetterCase, Regex, SentenceCount, StartsWith, WordCount
+from engine.episodes.checks.form import (
+    EndsWith,
+    Headings,
+    LetterCase,
+    Regex,
+    SentenceCount,
+    StartsWith,
+    WordCount,
+)
 from engine.episodes.checks.json_checks import (
     ArrayHas,
     Count,
@@ -75,6 +83,7 @@ __all__ = [
     "EndsWith",
     "FigureOf",
     "FiguresFrom",
+    "Headings",
     "InOrder",
     "ItemsMatch",
     "JSON_TYPES",

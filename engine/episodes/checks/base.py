@@ -209,7 +209,9 @@ class TextCheck(CheckBase):
     as "Here's the post:" or a closing line to the user) for a rule about the post ("every post under 40
     words", "end every post with #JuniperBakes"); ``of: reply`` (the default) reads the whole reply, for a
     rule about the reply ("start every reply with ..."). When setting the preamble or the closing line aside
-    is what makes the check hold, the outcome says so (``unsure``): the verdict stands, a judge may look."""
+    is what makes the check hold, the outcome says so (``unsure``): the verdict stands, a judge may look. So
+    does one where the reader could only guess where the post ends (``Post.unsure``: text after the closing
+    tag of a post wrapped in tags) and the guess changed the verdict."""
 
     path: str | None = None
     of: Literal["reply", "post"] = "reply"
@@ -237,6 +239,8 @@ class TextCheck(CheckBase):
             if outcome[0] and not whole[0]:
                 aside = " and ".join(quote(p, 40) for p in (post.preamble, post.afterword) if p)
                 return Outcome(True, outcome[1], f"holds on the post once {aside} is set aside")
+            if outcome[0] != whole[0] and post.unsure:
+                return Outcome(outcome[0], outcome[1], post.unsure)
             return outcome
         found, missing = subject.at(self.path)
         if missing is not None:

@@ -1,5 +1,5 @@
-"""Checks on the form of a reply's text: its length in words and sentences, how it starts and ends, its
-letter case, a regular expression over the raw text."""
+"""Checks on the form of a reply's text: its length in words and sentences, its headings and title line,
+how it starts and ends, its letter case, a regular expression over the raw text."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import ClassVar, Literal
 from pydantic import Field, field_validator
 
 from engine.episodes.checks.base import OK, Bounded, Outcome, TextCheck, _in_bounds, folder, quote, regex_error
-from engine.episodes.structure import last_line, sentences, words
+from engine.episodes.structure import headings, last_line, sentences, words
 
 
 class WordCount(Bounded, TextCheck):
@@ -28,6 +28,31 @@ class SentenceCount(Bounded, TextCheck):
 
     def check_text(self, text: str) -> Outcome:
         return _in_bounds(len(sentences(text)), self.min, self.max, "sentences")
+
+
+class Headings(Bounded, TextCheck):
+    """Between ``min`` and ``max`` heading lines, in any markup the structure reader reads
+    (``structure.headings``): ``# Title``, an underlined title, ``<h2>``, a line wholly in bold, italics or
+    underline standing above the text, and a bare short line without closing punctuation set apart as its
+    own paragraph above it (``Resumen semanal``). ``max: 0`` is "no heading, no title line". A bare line is
+    read as a title from its length and place alone, so a failure on one says so (``unsure``)."""
+
+    check: Literal["headings"]
+    reads_markdown: ClassVar[bool] = True
+
+    def check_text(self, text: str) -> Outcome:
+        found = headings(text)
+        outcome = _in_bounds(len(found), self.min, self.max, "heading lines")
+        if outcome[0] or not found:
+            return outcome
+        first = found[0]
+        note = f"{outcome[1]}: {quote(first.text, 40)} ({_HOW[first.how]})"
+        guessed = all(h.how == "plain" for h in found)  # no markup: only its length and place say title
+        return Outcome(False, note, "a bare short line set apart above the text read as a title" if guessed else None)
+
+
+_HOW = {"atx": "a Markdown heading", "setext": "an underlined heading", "html": "an HTML heading or emphasis tag",
+        "emphasis": "a line wholly in bold or italics", "plain": "a short line standing alone above the text"}
 
 
 _FLAGS = {"ignorecase": re.IGNORECASE, "multiline": re.MULTILINE, "dotall": re.DOTALL}

@@ -9,7 +9,15 @@ from typing import Annotated, Literal, Union, get_args
 from pydantic import Field
 
 from engine.episodes.checks.base import CheckBase, Outcome, Subject
-from engine.episodes.checks.form import EndsWith, LetterCase, Regex, SentenceCount, StartsWith, WordCount
+from engine.episodes.checks.form import (
+    EndsWith,
+    Headings,
+    LetterCase,
+    Regex,
+    SentenceCount,
+    StartsWith,
+    WordCount,
+)
 from engine.episodes.checks.json_checks import (
     ArrayHas,
     Count,
@@ -50,7 +58,7 @@ CheckSpec = Annotated[
         AnyOf, JsonOnly, JsonSchema, ValueEquals, ArrayHas, ValueIn, TypeIs, DateFormat, Count, SortedBy,
         WordCount, SentenceCount, ListItems, BannedWords, WordHits, Contains, StatesQuantity, NotContains,
         Regex, NoNumerals, StartsWith, EndsWith, LetterCase, LabelledNumber, SourceOverlap, FiguresFrom,
-        FigureOf, Change, ItemsMatch, InOrder,
+        FigureOf, Change, ItemsMatch, InOrder, Headings,
     ],
     Field(discriminator="check"),
 ]
