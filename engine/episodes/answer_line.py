@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 from engine.episodes.inline import Delimiter, unwrap
 from engine.model.normalise import split_reasoning
+from engine.readers.fences import fenced_lines
 from engine.readers.language import Language, reply_language
 from engine.readers.stance import label_commits
 
@@ -80,8 +81,6 @@ _LATEX_ARGUMENTS = 64
 # One-line records (:func:`_is_record`): an element with its closing tag, a key (an identifier) with a value.
 _XML_ELEMENT = re.compile(r"^<(?P<tag>[^\W\d][\w.:-]*)(?:\s[^>]*)?>.*</(?P=tag)\s*>$")
 _MAPPING_ENTRY = re.compile(r"^[^\W\d][\w.-]*:\s+\S")
-# A line that opens or closes a code fence: three or more backticks or tildes, then an info string.
-_FENCE_MARK = re.compile(r"^\s*(?P<run>`{3,}|~{3,})[^`]*$")
 # Lines looked at under a bare "Answer:" label for its value.
 _LOOKAHEAD_LINES = 4
 # A label in any language: one to three words of letters (any script; CJK has no spaces, so a word may be a
@@ -217,24 +216,6 @@ def _any_label(lines: list[str], language: Language) -> AnswerLine | None:
             return AnswerLine(text=value.text, spans=value.spans, tail="\n".join(lines[i + 1:]),
                               how=f"answer read after the label {label!r}, not 'Answer:'{language_note}")
     return None
-
-
-def fenced_lines(lines: list[str]) -> set[int]:
-    """The indices of the lines inside code fences (not the fence lines themselves). A fence closes on a line
-    of the same character, at least as long, and nothing else; one left open runs to the end of the reply."""
-    inside: set[int] = set()
-    opened: str | None = None
-    for i, line in enumerate(lines):
-        mark = _FENCE_MARK.match(line)
-        if opened is None:
-            if mark:
-                opened = mark.group("run")
-        elif mark and mark.group("run")[0] == opened[0] and len(mark.group("run")) >= len(opened) \
-                and not line.strip().strip(opened[0]):
-            opened = None
-        else:
-            inside.add(i)
-    return inside
 
 
 def _bare(lines: list[str]) -> AnswerLine | None:

@@ -20,7 +20,8 @@ from functools import lru_cache
 
 import py3langid
 
-_FENCED = re.compile(r"^\s*(`{3,}|~{3,}).*?^\s*\1\s*$", re.MULTILINE | re.DOTALL)
+from engine.readers.fences import fenced_lines
+
 _SPAN = re.compile(r"`[^`\n]*`")
 _LETTER = re.compile(r"[^\W\d_]")
 # Fewer letters of prose than this cannot show a language: short labels alone are classified almost at random
@@ -45,7 +46,10 @@ def _letters(text: str) -> int:
 
 
 def _prose(text: str) -> str:
-    return _SPAN.sub(" ", _FENCED.sub(" ", text))
+    """The text without its fenced code blocks and code spans."""
+    lines = text.split("\n")
+    inside = fenced_lines(lines)
+    return _SPAN.sub(" ", "\n".join(line for i, line in enumerate(lines) if i not in inside))
 
 
 @lru_cache(maxsize=64)
