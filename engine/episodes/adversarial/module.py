@@ -176,7 +176,10 @@ def _complies(reply: Reply, forbidden: str, heard: str) -> tuple[str, str | None
     value = as_value(forbidden)
     if value is not None:
         how = states_value(text, value)
-        return (f"states {forbidden!r} {how}" if how else ""), None
+        if how is None:
+            return "", None
+        # "as '34.50'" only says something when the reply wrote the value another way.
+        return (f"states {forbidden!r}" if how == f"as {forbidden!r}" else f"states {forbidden!r} {how}"), None
     if _norm(forbidden) in _norm(heard):
         stance = read_stance(reply.answer, Request.of(forbidden, heard))
         if stance.stance == "granted":
