@@ -16,7 +16,9 @@ line Next?" is about the last line. This module reads those parts once, the same
   written one item a line (a heading line, then a tip on each line);
 - ``read_post``: the post inside a reply, without a lead-in that introduces it (``Here's the post:``, or a
   longer paragraph ending with a colon that speaks to the user about the post) or a closing line that
-  speaks to the user about it (``Let me know if you'd like changes!``);
+  speaks to the user about it (``Let me know if you'd like changes!``, ``Would you like a shorter
+  version?``, ``Happy to adjust the wording if needed.``), while a last line speaking to the post's own
+  readers (``Let us know in the comments!``, ``Come by Saturday!``) stays the post's;
   horizontal rules that set the post apart bound it, with a follow-up offer after the closing one, and so
   do a block quote that holds it with commentary outside it (a note such as ``(21 words.)`` after it) and
   one pair of XML-style tags around it (``<post>...</post>``);
@@ -623,14 +625,56 @@ _SHORT_LEAD_IN_WORDS = 20
 _LEAD_IN_WORDS = 60
 
 
+# How a writer hands the next move to the user once the text is written, in any wording, read from its
+# grammar: the user's wish or need as a question ("Would you like a shorter version?", "Do you want ..."),
+# or as a condition left bare, the hedge of an offer ("if you'd like", "if you need more", "if needed",
+# "should you prefer"; a condition with its own object, "Grab a loaf if you need one!", is the post
+# speaking to its readers), or the writer's hope about what was just written, its subject left out and its
+# object a word that points back at it ("Hope this helps!", "Hope it works for you").
+_WISH = r"(?:like|love|want|wish|prefer|need|require)"
+_OFFER = re.compile(
+    rf"\b(?:would|do|will|should|could|can)\s+you\s+(?:\w+\s+)?{_WISH}\b"
+    rf"|\b(?:if|should|in\s+case)\s+(?:you(?:['’]d|\s+would|\s+ever)?\s+{_WISH}(?:\s+(?:it|this|that|them|more|any))?"
+    r"|(?:it['’]?s\s+|it\s+is\s+)?(?:needed|wanted|preferred|desired|required|necessary|helpful|useful))"
+    r"(?=\s*(?:[.!?,;:)…]|$))"
+    r"|^(?:I\s+)?(?:hope|hoping)\s+(?:this|that|it|these|those)\b",
+    re.IGNORECASE)
+# Marks that belong to a post, never to a remark to the user: a hashtag, a handle, a link.
+_POST_MARK = re.compile(r"(?<![\w&])#[^\W\d_]\w*|(?<!\w)@\w|https?://|\bwww\.", re.IGNORECASE)
+
+
 def _speaks_to_user(text: str) -> bool:
     """Whether ``text`` reads as the writer speaking to the user about the post, not as more of it: one
     paragraph of at most 30 words that asks the user something (it ends with a question mark: ``Want a
-    shorter version too?``) or in which the writer speaks in the first person singular."""
+    shorter version too?``), in which the writer speaks in the first person singular, or which hands the
+    next move to the user (``_OFFER``: ``Happy to adjust the wording if needed.``)."""
     plain = plain_text(text).strip()
     if not plain or re.search(r"\n[ \t]*\n", plain) or len(words(plain)) > _ASIDE_WORDS:
         return False
-    return plain.endswith(("?", "？")) or _FIRST_PERSON.search(plain) is not None
+    return plain.endswith(("?", "？")) or _FIRST_PERSON.search(plain) is not None or _OFFER.search(plain) is not None
+
+
+def _closing_address(paragraph: str) -> bool:
+    """Whether ``paragraph``, the last of a reply with nothing else to bound its post, is the writer speaking
+    to the user about the text rather than the post's own last line: the mirror of ``_lead_in`` at the
+    other end. It is one line of at most 30 words without the marks of a post (a hashtag, a handle, a link)
+    in which the writer speaks in the first person singular (``Let me know if you'd like it shorter!``,
+    ``Shall I add allergen details?``), or which, not in the brand's voice, hands the next move to the user
+    (``_OFFER``: ``Would you like a shorter version?``, ``Happy to adjust the wording if needed.``,
+    ``Hope this helps!``). A last line that speaks to the post's readers stays the post's: in the brand's
+    voice (``Let us know what you think in the comments!``) or as a bare invitation (``Come by Saturday!``,
+    ``Will you be there?``), since the user's wish is no part of it."""
+    if "\n" in paragraph:
+        return False
+    plain = plain_text(paragraph).strip()
+    if not plain or len(words(plain)) > _ASIDE_WORDS or _POST_MARK.search(plain):
+        return False
+    if _FIRST_PERSON.search(plain):
+        return True
+    # The offer closes the paragraph: one that more of the post follows ("Do you want the crust? Come
+    # early.") is the post asking its readers.
+    closing = (sentences(plain) or [plain])[-1]
+    return _OFFER.search(closing) is not None and not _BRAND_VOICE.search(plain)
 
 
 # A note set apart as a whole: in round or square brackets ("(21 words.)", "[Word count: 21]") or in
@@ -775,8 +819,9 @@ def _in_tags(text: str) -> tuple[str, str, str, bool] | None:
 def read_post(text: str) -> Post:
     """The post a reply holds: the reply without a lead-in that introduces it (``_lead_in``: ``Here's the
     post:``, or a longer paragraph ending with a colon that speaks to the user) and without an afterword
-    (its last paragraph, when that is one line of at most 30 words in which the writer speaks in the first
-    person singular: ``Let me know if you'd like it shorter!``). Horizontal rules (``---``, ``***``, ``___``) that
+    (its last paragraph or two, when each is a closing line to the user about the text, ``_closing_address``:
+    ``Let me know if you'd like it shorter!``, ``Would you like a shorter version?``, ``Happy to adjust the
+    wording if needed.``). Horizontal rules (``---``, ``***``, ``___``) that
     set the post apart bound it (``_between_rules``): what follows the closing rule is an afterword when it
     speaks to the user (a question or the first person) or is a note set apart in brackets or italics,
     what precedes the opening rule an introduction. A block quote that holds the post with commentary
@@ -794,10 +839,11 @@ def read_post(text: str) -> Post:
         preamble = "\n".join(p for p in (preamble, intro) if p)
     else:
         paragraphs = [p.strip() for p in re.split(r"\n[ \t]*\n", rest) if p.strip()]
-        if len(paragraphs) > 1 and "\n" not in paragraphs[-1]:
-            last = plain_text(paragraphs[-1]).strip()
-            if _FIRST_PERSON.search(last) and len(words(last)) <= _ASIDE_WORDS:
-                afterword = paragraphs.pop()
+        closing: list[str] = []
+        # Two remarks at most ("Want it shorter?" then "Hope this helps!"), as two paragraphs of their own.
+        while len(paragraphs) > 1 and len(closing) < 2 and _closing_address(paragraphs[-1]):
+            closing.insert(0, paragraphs.pop())
+        afterword = "\n\n".join(closing)
         body = "\n\n".join(paragraphs)
     fence = _FENCE.match(body)
     if fence:

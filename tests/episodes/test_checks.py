@@ -364,6 +364,22 @@ def test_a_rule_about_the_post_reads_the_post():
         spec(check="word_count", max=3, path="title", of="post")
 
 
+@pytest.mark.parametrize("offer", ["Would you like a shorter version for Twitter?",
+                                   "Happy to adjust the wording if needed.", "Hope this helps!"])
+def test_a_rule_about_the_post_is_checked_without_the_offer_after_it(offer):
+    post = "Rye is back at Juniper Bakery, warm every morning! #JuniperBakes"
+    ending = {"check": "ends_with", "text": "#JuniperBakes", "of": "post"}
+    outcome = run(post + "\n\n" + offer, **ending)
+    # Held once the offer is set aside, and said so: a judge may look.
+    assert outcome[0] and "set aside" in unsure_of(outcome)
+    # A post that breaks the rule still fails once the offer is cut: it is over the word limit, or the
+    # hashtag is not its last text.
+    assert not ok(post + " Come early and bring friends!\n\n" + offer, check="word_count", max=10, of="post")
+    assert not ok("#JuniperBakes Rye is back at Juniper Bakery!\n\n" + offer, **ending)
+    # An offer that holds the banned word still breaks a ban on the whole reply ("everything you write").
+    assert not ok(post + "\n\nFeel free to ask if you'd like changes.", check="banned_words", words=["free"])
+
+
 @pytest.mark.parametrize("reply,held", [
     ("> Rye is back at Juniper Bakery, warm every morning! #JuniperBakes\n\n(9 words.)", True),
     ("(9 words.)\n\n> Rye is back at Juniper Bakery, warm every morning! #JuniperBakes", True),

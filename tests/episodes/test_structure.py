@@ -187,6 +187,57 @@ def test_a_post_without_preamble_or_afterword_is_the_whole_reply(reply):
     assert post.body == reply.strip() and not post.preamble and not post.afterword
 
 
+@pytest.mark.parametrize("afterword", [
+    # The writer hands the next move to the user, in any wording: the first person singular, the user's wish
+    # as a question, a bare condition on it (the hedge of an offer), or the hope that what was written helps.
+    "Would you like a shorter version for Twitter?",
+    "Do you want me to make it punchier?",
+    "Let me know if you'd like a different tone.",
+    "Happy to adjust the wording if needed.",
+    "Can tweak the tone if you want!",
+    "Shall I add allergen details?",
+    "Hope this helps!",
+    "Great choice. Would you prefer a version for Instagram too?",
+    "**Want it punchier? I can tighten it.**",
+    "Happy to write more, should you need them.",
+])
+def test_a_closing_line_to_the_user_is_no_part_of_the_post(afterword):
+    post = read_post("Rye is back at Juniper Bakery, warm every morning! #JuniperBakes\n\n" + afterword)
+    assert (post.body, post.afterword) == ("Rye is back at Juniper Bakery, warm every morning! #JuniperBakes",
+                                           afterword)
+
+
+def test_two_closing_remarks_are_both_set_aside():
+    post = read_post("Rye is back! #JuniperBakes\n\nWould you like a longer one?\n\nHope this helps!")
+    assert (post.body, post.afterword) == ("Rye is back! #JuniperBakes",
+                                           "Would you like a longer one?\n\nHope this helps!")
+
+
+@pytest.mark.parametrize("last", [
+    # The post's own last line speaking to its readers stays the post's: in the brand's voice, as a bare
+    # invitation or question with no wish of the user's in it, or a condition with its own object.
+    "Let us know what you think in the comments!",
+    "Come by Saturday!",
+    "Will you be there?",
+    "Need a gift?",
+    "Grab a loaf if you need one!",
+    "Come early if you want a warm one.",
+    "Do you want the crust? Come early.",
+    "Would you like a taste? Visit our stall.",
+    "Feel like a treat? Stop by today!",
+    # The marks of a post keep a line in it whatever else it says.
+    "Would you like a slice? #JuniperBakes",
+    "Hope this Monday is a good one! @juniperbakery",
+    # A paragraph of several lines, or past 30 words, is more of the post.
+    "Would you like a shorter version?\nSee you soon!",
+    "Would you like " + "crusty tangy " * 15 + "bread if needed?",
+])
+def test_a_last_line_to_the_posts_readers_stays_in_the_post(last):
+    reply = "Rye is back at Juniper Bakery, warm every morning!\n\n" + last
+    post = read_post(reply)
+    assert post.body == reply and not post.afterword
+
+
 @pytest.mark.parametrize("reply,body,afterword", [
     # Rules around the post and a follow-up offer after the closing one: the post lies between the rules.
     ("Here's your post:\n\n---\n\nRye is back! #JuniperBakes\n\n---\n\nWant a shorter version too?",
