@@ -83,6 +83,12 @@ class ObjectIndex:
         self._pattern = _standing_alone(table) if table else None
         self._described = {key: frozenset(w for w in words if w not in _GENERIC) for key, words in described.items()}
         self._values = dict(values or {})
+        self._held = frozenset(names)
+
+    def held(self, kinds: Iterable[ObjectKind]) -> list[tuple[ObjectKind, str]]:
+        """Every object of these kinds the world holds or a call named, as (kind, identifier)."""
+        wanted = set(kinds)
+        return sorted(key for key in self._held if key[0] in wanted)
 
     def value(self, kind: ObjectKind, obj: str) -> str | None:
         """The value the object held when the episode began (a key's, lower case), None where it held none:
