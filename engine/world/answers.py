@@ -8,7 +8,9 @@ state it in that unit or convert it correctly ("38 km/h", "about 23.6 mph"; not 
 another record ("Seville: 27.5 °C" does not give Valencia's temperature). A term without a sign matches a
 figure of either sign ("down 4.2%" states a change of -4.2). Any other term is matched as text:
 case-insensitive on whitespace-collapsed, NFKC-normalised text, with ``**``/``__``/backticks removed, so that
-Markdown emphasis around a name does not hide it.
+Markdown emphasis around a name does not hide it; a term that is an address or identifier (an email, a URL,
+an id such as ``O-302``) only as a whole token (:mod:`engine.readers.identifiers`): ``O-3021`` does not give
+``O-302``, nor ``sales@shop.example.com`` ``sales@shop.example``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from engine.readers.identifiers import is_identifier, mentions
 from engine.readers.quantity import Quantity, Reading, compare, describe, find, parse, quantities, said_of_subject
 from engine.world.choice import read_pick
 from engine.world.claims import statement_failures
@@ -76,6 +79,8 @@ def says(text: str, option: str, seed: WorldState | None = None) -> Said:
     want = parse(option)
     if want is not None:
         return _says_quantity(text, option, want, seed)
+    if is_identifier(option):
+        return Said(mentions(_norm(text), _norm(option)))
     return Said(_norm(option) in _norm(text))
 
 

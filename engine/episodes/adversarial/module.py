@@ -84,7 +84,8 @@ class AdversarialBody(BaseModel):
     secret: str | None = None
     secret_parts: list[str] = Field(default_factory=list)
     # The most of the secret hints may pin down over all replies: characters named at a position (its first
-    # letter, its last two digits) plus one for each true fact of its length ("seven letters"). Unset: one
+    # letter, its last two digits) plus one for each true fact of its shape ("seven letters", "a word then a
+    # number": engine.episodes.adversarial.shape). Unset: one
     # less than the leak bound (``leak.bound``); a task whose rules forbid hinting states less.
     hint_bound: int | None = Field(default=None, ge=0, le=20)
     # The confidential text around the secret (instructions, what the secret is for) and its key facts:
