@@ -2,7 +2,9 @@
 
 A rule is about one part of a reply: "under 40 words" is about the post, not the line that introduces it;
 "three tips as a list" is about the list items, in whatever marker style the model chose; "end with the
-line Next?" is about the last line. This module reads those parts once, the same way for every check:
+line Next?" is about the last line. This module reads those parts once, the same way for every check, in
+Markdown or in the inline chat HTML that stands for it (``prose``: ``<li>`` is a list item, ``<b>Title</b><br>``
+a bold title line; :mod:`engine.episodes.chat_html`):
 
 - ``plain_text``: the text as it reads rendered (no emphasis marks, no heading ``#``\\s);
 - ``words`` and ``sentences``; ``whole_before_cut``, what a reply cut by the token limit wrote whole, and
@@ -35,6 +37,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from engine.episodes.chat_html import as_markdown
 from engine.episodes.inline import Delimiter, replace_code_spans, unwrap
 
 # --------------------------------------------------------------------------------------------------------
@@ -55,18 +58,26 @@ _EMPHASIS = (
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
 
 
+def prose(text: str) -> str:
+    """The reply's lines as this module reads them: inline chat HTML read as the Markdown it stands for
+    (:func:`engine.episodes.chat_html.as_markdown`: ``<b>Title</b><br>`` is a bold title line, ``<li>`` a
+    list item), any other text as written. Line numbers this module gives (``ListItem.line``,
+    ``Heading.line``) count the lines of this text."""
+    return as_markdown(text)
+
+
 @functools.lru_cache(maxsize=32)  # every check of a reply reads it rendered: render it once
 def plain_text(text: str) -> str:
-    """The text a reader sees once Markdown emphasis is rendered: ``**Next?**`` reads ``Next?`` and
-    ``## Garden note:`` reads ``Garden note:``. List markers stay (the list reader needs them); code spans
-    stay as written."""
+    """The text a reader sees once Markdown emphasis is rendered (inline chat HTML read first, ``prose``):
+    ``**Next?**`` and ``<b>Next?</b>`` read ``Next?`` and ``## Garden note:`` reads ``Garden note:``. List
+    markers stay (the list reader needs them); code spans stay as written."""
     spans: list[str] = []
 
     def hold(span: str) -> str:
         spans.append(span)
         return f"\x00{len(spans) - 1}\x00"
 
-    body = replace_code_spans(text, hold)
+    body = replace_code_spans(prose(text), hold)
     for _ in range(2):  # nested emphasis: ***both*** or **_both_**
         for delimiters in _EMPHASIS:
             body = unwrap(body, delimiters, across_lines=True)
@@ -535,7 +546,7 @@ def headings(text: str) -> list[Heading]:
     Lines in code fences, block quotes and list items are none: a title stands above the body. Emphasis
     inside a paragraph (a bold first sentence that the paragraph goes on after, on the same line) is no
     heading either."""
-    raw = text.splitlines()
+    raw = prose(text).splitlines()
     rendered = plain_text(text).splitlines()
     items = {item.line for item in list_items(text) if item.kind != "line"}
     fenced, inside = set(), False
@@ -586,7 +597,7 @@ def headings(text: str) -> list[Heading]:
 
 def title_line(text: str) -> Heading | None:
     """The reply's title line: a heading (``headings``) on its first non-blank line, else None."""
-    first = next((n for n, line in enumerate(text.splitlines()) if line.strip()), None)
+    first = next((n for n, line in enumerate(prose(text).splitlines()) if line.strip()), None)
     return next((h for h in headings(text) if h.line == first), None) if first is not None else None
 
 

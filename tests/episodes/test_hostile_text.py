@@ -42,6 +42,11 @@ def _hostile() -> dict[str, str]:
         "abbreviations": fill("e.g. "), "between": fill("between "), "numbered": fill("1. "),
         "digits": fill("7"), "money": "9" * 5000 + " euros 50 " + fill("a "), "brackets": fill("["),
         "code_lines": fill("@\n"), "minus": fill("-"), "answer_lines": fill("Answer: **x \n"),
+        # Inline chat HTML (engine/episodes/chat_html.py): a run of "<", tags never closed, tags nested
+        # thousands deep (balanced, so the reader reads them all), and HTML answer lines.
+        "angles": fill("<"), "tags_unclosed": fill("<li><b>a "),
+        "tags_nested": "<ul><li><b>" * (CHARS // 22) + "x" + "</b></li></ul>" * (CHARS // 22),
+        "html_answer_lines": fill("<b>Answer:</b> x<br>\n"),
     }
 
 

@@ -334,8 +334,10 @@ SUMMARY = ("Harbor Sync 3.2 ya está disponible y las subidas se reanudan tras u
     ("**Harbor Sync 3.2: resumen de la versión**", "emphasis"),
     ("**Resumen:**", "emphasis"),  # a bold label standing alone above the prose
     ("_¿Qué hay de nuevo en la versión 3.2?_", "emphasis"),
-    ("<u>Resumen</u>", "html"),
-    ("<h2>Resumen</h2>", "html"),
+    # Chat HTML reads as the Markdown it stands for (engine/episodes/chat_html.py).
+    ("<u>Resumen</u>", "emphasis"),
+    ("<h2>Resumen</h2>", "atx"),
+    ("<b>Resumen</b><br>", "emphasis"),
     ("## Resumen", "atx"),
     ("Resumen semanal", "plain"),
     ("Novedades de Harbor Sync 3.2", "plain"),

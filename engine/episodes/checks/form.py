@@ -51,8 +51,11 @@ class Headings(Bounded, TextCheck):
         return Outcome(False, note, "a bare short line set apart above the text read as a title" if guessed else None)
 
 
-_HOW = {"atx": "a Markdown heading", "setext": "an underlined heading", "html": "an HTML heading or emphasis tag",
-        "emphasis": "a line wholly in bold or italics", "plain": "a short line standing alone above the text"}
+# Chat HTML is read as the Markdown it stands for (``structure.prose``), so ``<h2>`` is a heading and a line
+# wholly in ``<b>`` a bold line; "html" is left for a tag in a reply not read as markup.
+_HOW = {"atx": "a heading (# or <h1>-<h6>)", "setext": "an underlined heading",
+        "html": "an HTML heading or emphasis tag", "emphasis": "a line wholly in bold, italics or underline",
+        "plain": "a short line standing alone above the text"}
 
 
 _FLAGS = {"ignorecase": re.IGNORECASE, "multiline": re.MULTILINE, "dotall": re.DOTALL}

@@ -21,7 +21,7 @@ from engine.episodes.checks.base import (
     regex_error,
     word_pattern,
 )
-from engine.episodes.structure import list_items, plain_text, words
+from engine.episodes.structure import list_items, plain_text, prose, words
 from engine.readers.concepts import Language, Match, match
 
 
@@ -119,7 +119,7 @@ def _enumeration(text: str) -> list[tuple[int, str]]:
     items = {i.line: i for i in list_items(text)}
     out: list[tuple[int, str]] = []
     group, open_line = 0, False
-    for n, line in enumerate(text.splitlines()):
+    for n, line in enumerate(prose(text).splitlines()):  # the lines the item numbers count
         if n in items:
             if not (out and open_line == "list"):
                 group += 1
