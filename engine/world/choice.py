@@ -126,12 +126,21 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return out
 
 
+# How far past a concluding connective its clause is read: far longer than any sentence a model writes.
+_CLAUSE_REACH = 2000
+
+
 def _settles_on(text: str, start: int, end: int, find: Callable[[str], list[Mention]]) -> Mention | None:
     """The candidate the first clause opened by a concluding connective in ``text[start:end]`` settles on
     ("..., so I recommend Seville"): the first candidate after the connective, in the rest of the sentence,
     that is not set aside; where it stands in ``text``."""
+    last = max((m.end for m in find(text[start:end])), default=0) + start
     for marker in _CONCLUDES.finditer(text, start, end):
-        clause = text[marker.end():end]
+        if marker.end() >= last:
+            return None  # no candidate after this connective, so none after a later one either
+        # The clause is read up to _CLAUSE_REACH characters on: a hostile sentence of thousands of connectives
+        # and candidates ("Answer: Porto Answer: Porto ...") would otherwise be read once per connective.
+        clause = text[marker.end():min(end, marker.end() + _CLAUSE_REACH)]
         kept = [m for m, role in roles(clause, find(clause)) if role != "set aside"]
         if kept:
             return Mention(marker.end() + kept[0].start, marker.end() + kept[0].end, kept[0].key)

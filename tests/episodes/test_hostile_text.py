@@ -47,6 +47,9 @@ def _hostile() -> dict[str, str]:
         "angles": fill("<"), "tags_unclosed": fill("<li><b>a "),
         "tags_nested": "<ul><li><b>" * (CHARS // 22) + "x" + "</b></li></ul>" * (CHARS // 22),
         "html_answer_lines": fill("<b>Answer:</b> x<br>\n"),
+        # One sentence of thousands of concluding connectives, with and without a candidate after each (the
+        # pick reader of engine/world/choice.py once read the rest of the sentence at every connective).
+        "conclusions": fill("Answer: x "), "conclusions_picking": fill("so Porto, answer: Seville "),
     }
 
 
