@@ -29,8 +29,26 @@ _SEED_OPEN, _SEED_CLOSE = "<seed:think>", "</seed:think>"
 # with end / eot / eom / eos, and only where they end the reply, so other markers (a text tool call's
 # ``<|tool_call_end|>``) stay for :mod:`engine.model.textcalls`. The scan looks at the reply's last 400
 # characters only.
+# A turn the template opened after the answer and left empty (``<|im_end|>\n<|im_start|>assistant``) is debris
+# of the same kind, dropped with them.
 _END_TOKENS = re.compile(r"(?:\s*(?:<\|(?:im_)?(?:end|eot|eom|eos)[a-z_]{0,16}\|>|<(?:end|eot|eos)_[a-z_]{1,16}>"
-                         r"|</s>))+\s*\Z")
+                         r"|</s>|<\|im_start\|>[a-z]{0,16}|<start_of_turn>[a-z]{0,16}"
+                         r"|<\|start_header_id\|>[a-z]{0,16}<\|end_header_id\|>))+\s*\Z")
+# The mirror at the start: the template's role header for the answer, leaked by a server that printed the
+# turn's opening (``<|im_start|>assistant``, ``<|start_header_id|>assistant<|end_header_id|>``,
+# ``<start_of_turn>model``, ``<|assistant|>``, or with the special tokens stripped, a first line that is only
+# "assistant" or "model"). Read by its shape, a first line that is nothing but the role: a special token is
+# never the model's prose, so it goes even with the text on its line; the bare word goes only when a line break
+# and more text follow it, so "Assistant: Dana", "Model: X-200", a sentence that begins with the word and a
+# reply that is only the word stay. An optional begin-of-text token may come first.
+_ROLE = r"(?:assistant|model)"
+_ROLE_HEADER = re.compile(
+    r"\A\s*(?:<\|begin_of_text\|>|<bos>|<s>)?\s*"
+    r"(?:(?:<\|im_start\|>[ \t]*" + _ROLE + r"(?![\w-])|<\|start_header_id\|>[ \t]*" + _ROLE
+    + r"[ \t]*<\|end_header_id\|>|<start_of_turn>[ \t]*" + _ROLE + r"(?![\w-])|<\|" + _ROLE + r"\|>)[ \t]*\n?"
+    r"|" + _ROLE + r"[ \t]*\n)\s*(?=\S)",
+    re.IGNORECASE,
+)
 # Hunyuan's answer block: the whole answer between ``<answer>`` and ``</answer>`` (the close may be cut off).
 _ANSWER_BLOCK = re.compile(r"\A\s*<answer>(.*?)(?:</answer>\s*)?\Z", re.DOTALL)
 
@@ -43,7 +61,8 @@ def split_reasoning(content: str) -> tuple[str, str | None]:
     reasoning), an unclosed ``<think>`` (the model never finished
     thinking: everything after it is reasoning) and gpt-oss analysis text leaked by a server without a
     reasoning parser, either as plain ``analysis…assistantfinal`` or with its ``<|channel|>`` tokens still in.
-    Chat-template end markers that close the answer are dropped, and an answer wrapped whole in
+    Chat-template end markers that close the answer and a role header that opens it are dropped, and an
+    answer wrapped whole in
     ``<answer>…</answer>`` (Hunyuan) is unwrapped.
     """
     parts: list[str] = []
@@ -65,7 +84,11 @@ def split_reasoning(content: str) -> tuple[str, str | None]:
 
 
 def _unwrapped(text: str) -> str:
-    """The answer without the template's end markers after it and without an ``<answer>`` block around it."""
+    """The answer without the template's role header before it, its end markers after it and an ``<answer>``
+    block around it."""
+    header = _ROLE_HEADER.match(text)
+    if header:
+        text = text[header.end():]
     end = _END_TOKENS.search(text[-400:])
     if end:
         text = text[: len(text) - 400 + end.start()] if len(text) > 400 else text[: end.start()]

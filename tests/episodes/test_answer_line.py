@@ -89,7 +89,7 @@ def test_the_last_committed_label_wins(reply, value):
 @pytest.mark.parametrize(("reply", "value"), [
     ("Antwort: 9082\n\nHmm, warte. Die Notiz gilt für die Westtür.\n\nKorrigierte Antwort: 4471", "4471"),
     ("Réponse : 9082\n\nAttendez, je relis les notes.\n\nRéponse corrigée : 4471", "4471"),
-    ("Antwort: 9082", "9082"),
+    ("Der Code lautet 9082.\n\nAntwort: 9082", "9082"),
 ])
 def test_a_later_label_in_the_replys_own_language_supersedes_too(reply, value):
     assert text_of(reply) == value
@@ -171,9 +171,20 @@ def test_another_label_in_the_requests_language_is_no_answer_line(reply):
     assert read_answer_line(reply, REQUEST) is None
 
 
-def test_a_label_with_too_little_prose_to_show_its_language_is_read_and_says_so():
-    line = read_answer_line("Antwort: 9082", REQUEST)
-    assert line is not None and line.text == "9082" and line.how is not None and "too little prose" in line.how
+@pytest.mark.parametrize("reply", [
+    "Antwort: 9082",
+    "Chain: VAR_VSPGJ ← VAR_FRFDB ← VAR_GXLNP ← VAR_JQTDJ ← VAR_RQQNL\n\nResult: 89009",
+    '`words[1::2]` → ["birch", "delta", "fjord"]\nreversed → ["fjord", "delta", "birch"]\nlen → 3\n\nResult: fdb3',
+])
+def test_a_label_with_too_little_prose_to_show_another_language_is_no_answer_line(reply):
+    # Another language must be shown; too little prose is presumed the request's, where the label is "Answer".
+    assert read_answer_line(reply, REQUEST) is None
+
+
+@pytest.mark.parametrize(("reply", "value"), [("答案：9082", "9082"), ("Es ist Dana.\n\nAntwort: Dana", "Dana")])
+def test_a_short_reply_that_shows_its_language_keeps_its_label(reply, value):
+    line = read_answer_line(reply, REQUEST)
+    assert line is not None and line.text == value and line.how is not None
 
 
 @pytest.mark.parametrize("reply", ["```\nfdb3\n```", "$$\n369\n$$"])

@@ -347,6 +347,32 @@ def test_a_sign_off_line_must_be_its_own_last_line():
     assert "the last line reads" in run("Mulch.\nNext? Or not.", **args)[1]
 
 
+@pytest.mark.parametrize("reply", [
+    "Garden note: Understood, I'll drop the “Next?” sign-off. Use straw.",
+    'Garden note: no more "Next?" lines.\nMulch with straw.',
+    "Mulch with straw.\nNext? Not any more.",
+    "Next?\nMulch with straw.",
+    "Mulch with straw; what comes next?!",
+])
+def test_a_cancelled_ending_may_be_named_but_not_ended_with(reply):
+    assert ok(reply, check="ends_with", text="Next?", expect="absent")
+
+
+@pytest.mark.parametrize("reply", [
+    "Mulch with straw.\nNext?",
+    "Mulch with straw.\n\n**Next?**  \n",
+    "Mulch with straw.\n_Next?_",
+    "Mulch with straw.\n### Next?",
+    "Mulch with straw. Next?",
+    "Mulch with straw.\nＮｅｘｔ?",
+])
+def test_a_reply_still_ending_with_the_cancelled_sign_off_fails(reply):
+    outcome = run(reply, check="ends_with", text="Next?", expect="absent")
+    assert not outcome[0] and "still ends with" in outcome[1]
+    # As a line of its own only, the same-line ending is left to the sentence.
+    assert ok("Mulch with straw. Next?", check="ends_with", text="Next?", line=True, expect="absent")
+
+
 def test_a_rule_about_the_post_reads_the_post():
     post = "Rye is back at Juniper Bakery, warm every morning! #JuniperBakes"
     reply = "Here's the post for the market, written to your rules:\n\n" + post

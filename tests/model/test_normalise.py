@@ -107,3 +107,38 @@ def test_template_end_markers_and_the_answer_block_are_removed(content, answer):
 ])
 def test_markers_that_do_not_end_the_reply_stay(content):
     assert split_reasoning(content)[0] == content
+
+
+@pytest.mark.parametrize("content, answer", [
+    ("assistant\n\n{\"id\": \"INC-4471\"}", "{\"id\": \"INC-4471\"}"),      # tokens stripped, bare role line
+    ("assistant\nThe capital of Canada is Ottawa.", "The capital of Canada is Ottawa."),
+    ("Assistant\n\nAnswer: Dana", "Answer: Dana"),
+    ("  MODEL \n- one\n- two", "- one\n- two"),
+    ("<|im_start|>assistant\nAnswer: 7<|im_end|>", "Answer: 7"),
+    ("<|start_header_id|>assistant<|end_header_id|>\n\nThe owner is Dana.<|eot_id|>", "The owner is Dana."),
+    ("<|begin_of_text|><|start_header_id|>assistant<|end_header_id|>\n\nDana", "Dana"),
+    ("<start_of_turn>model\nSaturday: 10:00 – 16:00<end_of_turn>", "Saturday: 10:00 – 16:00"),
+    ("<|assistant|>\nHello there.", "Hello there."),
+    ("<|assistant|>Hello there.", "Hello there."),                          # a token needs no line break
+    ("<|im_start|>assistant\n<think>count them</think>\n\nAnswer: 4", "Answer: 4"),
+    ("The fix is below.<|im_end|>\n<|im_start|>assistant", "The fix is below."),  # an empty turn opened after
+    ("Answer: 7<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n", "Answer: 7"),
+])
+def test_a_role_header_that_opens_the_reply_is_the_templates(content, answer):
+    assert split_reasoning(content)[0] == answer
+
+
+@pytest.mark.parametrize("content", [
+    "Assistant: Dana",                                    # a label on the line, not a header alone
+    "Model: X-200\nColour: red",
+    "Assistant managers approve refunds over 50 EUR.\nAnswer: Dana",
+    "Model answers vary.\n\nAnswer: 4",
+    "assistant",                                          # the whole reply: nothing to cut it from
+    "model",
+    "assistantfinal\nThe answer is 4.",                   # not the role alone on its line
+    "The assistant\nreplied later.",
+    "Dear assistant,\nthanks.",
+    "Write <|im_start|>assistant to open a turn.",        # a marker inside the text is text
+])
+def test_a_first_line_that_is_not_only_the_role_stays(content):
+    assert split_reasoning(content)[0] == content

@@ -122,24 +122,31 @@ class StartsWith(TextCheck):
 class EndsWith(TextCheck):
     """The text, trailing white space and Markdown emphasis aside, ends with ``text``. With ``line`` the
     text must be the whole last line (a sign-off of its own: "end with the line Next?"), not the end of a
-    sentence that runs on the same line."""
+    sentence that runs on the same line. With ``expect: absent`` the text must not end so: a cancelled
+    sign-off ("stop ending with Next?") is checked where it was, at the end, so a reply may still name it
+    ("I'll drop the Next? line") anywhere else."""
 
     check: Literal["ends_with"]
     text: str = Field(min_length=1)
     case_sensitive: bool = True
     line: bool = False
+    expect: Literal["present", "absent"] = "present"
 
     def check_text(self, text: str) -> Outcome:
+        ends, why = self._ends(text)
+        if self.expect == "present":
+            return OK if ends else (False, why)
+        return (False, f"still ends with {quote(self.text, 30)}") if ends else OK
+
+    def _ends(self, text: str) -> tuple[bool, str]:
+        """Whether the text ends with ``text`` (as the whole last line with ``line``), and what it ends with."""
         fold = folder(self.case_sensitive)
         if self.line:
             last = last_line(text)
-            if fold(last) == fold(self.text.strip()):
-                return OK
-            return Outcome(False, f"the last line reads {quote(last, 40)}, not {quote(self.text, 30)}")
+            return (fold(last) == fold(self.text.strip()),
+                    f"the last line reads {quote(last, 40)}, not {quote(self.text, 30)}")
         body = text.rstrip()
-        if fold(body).endswith(fold(self.text)):
-            return OK
-        return Outcome(False, f"ends with {quote(body[-(len(self.text) + 10):], 40)}")
+        return fold(body).endswith(fold(self.text)), f"ends with {quote(body[-(len(self.text) + 10):], 40)}"
 
 
 class LetterCase(TextCheck):
