@@ -23,7 +23,8 @@ a bold title line; :mod:`engine.episodes.chat_html`):
   readers (``Let us know in the comments!``, ``Come by Saturday!``) stays the post's;
   horizontal rules that set the post apart bound it, with a follow-up offer after the closing one, and so
   do a block quote that holds it with commentary outside it (a note such as ``(21 words.)`` after it) and
-  one pair of XML-style tags around it (``<post>...</post>``);
+  one pair of XML-style tags around it (``<post>...</post>``); a reply that only speaks to the user about
+  the post it will write (``I'll put together a post ... Would you like it playful?``) holds none;
 - ``headings`` and ``title_line``: heading lines in any markup (``#``, an underlined title, a line wholly
   in bold or italics above the text, a bare short line set apart at the top);
 - ``last_line``.
@@ -704,6 +705,69 @@ def _aside(text: str) -> bool:
             and len(words(raw)) <= _ASIDE_WORDS)
 
 
+# The writer's own next act on the text, in the first person singular with a modal or "going to": a promise
+# or a plan ("I'll put together a post", "I can write it", "I'd suggest", "I'm going to"), the writer taking
+# the turn ("Let me draft one") or asking for it ("Shall I ...?", "Should I ...?"), or showing its thinking
+# ("Here's what I'm thinking"). Grammar, not a list of verbs: a post in a baker's own voice says what the
+# baker did ("I just pulled these from the oven"), an address to the user what the writer will do.
+_WRITER_INTENT = re.compile(
+    r"\bI(?:['’](?:ll|d)|\s+(?:will|would|can|could|shall|should|might|may)|(?:['’]m|\s+am)\s+going\s+to)\b"
+    r"|\b(?i:let)\s+me\b|\b(?i:shall|should|can|may)\s+I\b|\b(?i:what)\s+I(?:['’](?:m|ve)|\s+(?:am|have))\b")
+# Marks of a post that a remark to the user never carries: a link or a handle. (A hashtag alone may be the
+# required one, appended by rote to a reply that holds no post.)
+_LINK_MARK = re.compile(r"(?<!\w)@\w|https?://|\bwww\.", re.IGNORECASE)
+_HASHTAGS_ONLY = re.compile(r"(?:\s*(?<![\w&])#[^\W\d_]\w*)+\s*")
+# The most words a sentence may hold and be read as an interjection beside the address ("Great idea!",
+# "Love the idea!", "Sure, happy to help!"), counted neither as speaking to the user nor as the post's.
+_INTERJECTION_WORDS = 4
+
+
+def _speaks_only_to_user(text: str) -> tuple[bool, str | None]:
+    """(whether ``text``, the whole of a reply with nothing to bound a post in it, only speaks to the user
+    about the post it was asked for and holds no post, why that reading is unsure or None).
+
+    It is such an address when, read sentence by sentence, the writer speaks of its own next act on the
+    text (``_WRITER_INTENT``: ``I'll put together a Monday coffee post``, ``Let me know ...``, ``Shall I
+    ...?``), its last sentence hands the move to the user (the first person singular, or the user's wish,
+    ``_OFFER``: ``Would you like it playful or more straightforward?``), sentences like these outnumber the
+    others, short interjections (``Great idea!``) aside, and no paragraph is set apart with nothing in it
+    to the user but more than an interjection or a post's mark (``Rye is back! #JuniperBakes`` then ``Shall
+    I make it longer?`` is a post and a remark). It holds at
+    most 60 words, no link or handle and nothing in the brand's voice (``we``, ``our``): ``We'll have bread
+    ...`` is the post's own voice, and so is a post that asks its readers (``Would you like a free coffee?
+    Bring your cup on Monday!``: no act of the writer's). A lone hashtag sentence (the required one, added
+    by rote) is read as neither. Sentences the reading counts as
+    neither kind make it unsure: they could be the post's own."""
+    plain = plain_text(text).strip()
+    if not plain or len(words(plain)) > _LEAD_IN_WORDS or _BRAND_VOICE.search(plain) or _LINK_MARK.search(plain):
+        return False, None
+    blocks = _paragraphs([plain])
+    paragraphs = [[s for s in sentences(p) if not _HASHTAGS_ONLY.fullmatch(s)] for p in blocks]
+    said = [s for p in paragraphs for s in p]
+    if not said or not any(_WRITER_INTENT.search(s) for s in said):
+        return False, None
+
+    def addresses(sentence: str) -> bool:
+        return _FIRST_PERSON.search(sentence) is not None or _OFFER.search(sentence) is not None
+
+    def other(sentence: str) -> bool:
+        return not addresses(sentence) and len(words(sentence)) > _INTERJECTION_WORDS
+
+    # A paragraph set apart with nothing in it to the user is a post when it says more than an interjection
+    # or carries a post's mark, whatever follows it ("Rye is back! #JuniperBakes" then "Shall I make it
+    # longer?").
+    if any((any(other(s) for s in p) or _POST_MARK.search(b)) and not any(addresses(s) for s in p)
+           for b, p in zip(blocks, paragraphs, strict=True)):
+        return False, None
+    to_user, others = [s for s in said if addresses(s)], [s for s in said if other(s)]
+    if not addresses(said[-1]) or len(to_user) <= len(others):
+        return False, None
+    if others:
+        return True, (f"read the reply as speaking to the user about the post, not as the post; {len(others)} "
+                      f"of its {len(said)} sentences could be the post's own")
+    return True, None
+
+
 def _lead_in(text: str) -> tuple[str, str]:
     """(lead-in, rest) when the reply opens with a lead-in that introduces the post, else ("", text).
 
@@ -838,7 +902,8 @@ def read_post(text: str) -> Post:
     what precedes the opening rule an introduction. A block quote that holds the post with commentary
     outside it bounds it the same way (``_in_quote``: ``> Rye is back! #JuniperBakes`` then ``(21
     words.)``). A post wrapped whole in a code fence, a block quote or quotation marks is read without
-    them."""
+    them. With nothing to bound a post, a reply that only speaks to the user about the post it will write
+    holds none (``_speaks_only_to_user``): the body is empty and the reply is the afterword."""
     afterword, unsure = "", None
     preamble, rest = _lead_in(text.strip())
     tagged = _in_tags(rest)
@@ -849,6 +914,9 @@ def read_post(text: str) -> Post:
         intro, body, afterword = bounded
         preamble = "\n".join(p for p in (preamble, intro) if p)
     else:
+        spoken, why = _speaks_only_to_user(rest)
+        if spoken:  # no post at all: the whole reply is the writer speaking to the user about it
+            return Post(preamble=preamble, body="", afterword=rest, unsure=why)
         paragraphs = [p.strip() for p in re.split(r"\n[ \t]*\n", rest) if p.strip()]
         closing: list[str] = []
         # Two remarks at most ("Want it shorter?" then "Hope this helps!"), as two paragraphs of their own.

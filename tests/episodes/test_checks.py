@@ -390,6 +390,24 @@ def test_a_rule_about_the_post_reads_the_post():
         spec(check="word_count", max=3, path="title", of="post")
 
 
+@pytest.mark.parametrize("check", [{"check": "word_count", "max": 39}, {"check": "ends_with", "text": "#JuniperBakes"},
+                                   {"check": "banned_words", "words": ["free"]}])
+def test_a_rule_about_the_post_fails_where_the_reply_holds_none(check):
+    # The reply only speaks to the user about the post it will write: every rule about the post fails,
+    # unsure where a sentence the reading set aside could have been the post's own.
+    promise = "Sure! I'll write the Monday post next. Shall I keep it playful? #JuniperBakes"
+    outcome = run(promise, **check, of="post")
+    assert not outcome[0] and outcome[1].startswith("no post in the reply") and unsure_of(outcome) is None
+    guess = ("Bring-your-own-cup Mondays are a lovely way to cut waste. I'll put together a post about them. "
+             "Would you like it playful? #JuniperBakes")
+    outcome = run(guess, **check, of="post")
+    assert not outcome[0] and "could be the post's own" in unsure_of(outcome)
+    # An empty post (an empty fence behind a lead-in) is no post either.
+    assert run("Here's the post:\n\n```\n```", **check, of="post")[1] == "no post in the reply"
+    # The same reply read whole, by a rule about the reply, is checked as written.
+    assert ok(promise, **check)
+
+
 @pytest.mark.parametrize("offer", ["Would you like a shorter version for Twitter?",
                                    "Happy to adjust the wording if needed.", "Hope this helps!"])
 def test_a_rule_about_the_post_is_checked_without_the_offer_after_it(offer):

@@ -375,3 +375,28 @@ def test_tips_one_a_line_without_markers_are_the_list_asked_for():
                  "Surround each seedling with eggshells. Water in the morning. Set beer traps.")
     trial = play("mti_garden_rules", garden)
     assert not trial.passed and "t6.three_tips" in trial.grade.reason, trial.grade.reason
+
+
+@pytest.mark.parametrize("last", [
+    # Batch b13: a promise to write the Monday post and a question about its tone, with the required
+    # hashtag added by rote, and no post.
+    ("Great idea! A bring-your-own-cup offer is a lovely way to cut waste. I'll put together a Monday coffee "
+     "post that highlights the refills while keeping to all your rules. Would you like it playful or more "
+     "straightforward? #JuniperBakes"),
+    "Sure! I'll write the Monday cup post next. Shall I keep it playful? #JuniperBakes",
+    "Love the idea!\n\nI can draft a cheerful Monday post about the cup offer.\n\nDo you want me to add the hours?",
+])
+def test_a_reply_that_only_promises_the_post_fails_the_posts_rules(last):
+    posts = list(GOLD["mti_banned_word"])
+    posts[4] = last
+    trial = play("mti_banned_word", posts)
+    assert not trial.passed, trial.grade
+    assert "t5.under_40_words" in trial.grade.reason and "t5.ends_hashtag" in trial.grade.reason
+    assert "no post in the reply" in trial.grade.reason and trial.grade.details["failed_turns"] == [5]
+
+
+def test_a_post_that_asks_its_readers_still_passes():
+    posts = list(GOLD["mti_banned_word"])
+    posts[4] = "Would you like a refill? Bring your own cup on Mondays and filter coffee is on us! #JuniperBakes"
+    trial = play("mti_banned_word", posts)
+    assert trial.passed, trial.grade.reason

@@ -437,3 +437,52 @@ def test_tags_inside_the_post_are_its_own():
 def test_tags_that_do_not_wrap_the_post_whole(reply, body_ends, unsure):
     post = read_post(reply)
     assert post.body.endswith(body_ends) and (post.unsure is not None) is unsure, post
+
+
+@pytest.mark.parametrize("reply", [
+    # The whole reply speaks to the user about the post it will write: a promise and a question, no post,
+    # even with the required hashtag added by rote (batch b13).
+    "Great idea! A bring-your-own-cup offer is a lovely way to cut waste. I'll put together a Monday coffee "
+    "post that highlights the refills while keeping to all your rules. Would you like it playful or more "
+    "straightforward? #JuniperBakes",
+    "Sure! I'll write a Monday coffee post for you. Would you prefer it short and punchy?",
+    "Happy to help! I can draft the almond loaf post right away. Do you want me to mention the price?",
+    "Here's what I'm thinking: a cheerful post about bringing your own cup. Shall I go ahead?",
+    "Before I write it, could you tell me whether the offer runs all day? Once I know, I'll draft the post.",
+    "Got it! I'll keep every post under 40 words and end it with #JuniperBakes.",
+    # Over several paragraphs, and behind a lead-in.
+    "Great idea!\n\nI'll put together a post about the Monday refills.\n\nWould you like a playful tone?",
+    "Sure, here's my plan:\n\nI'm going to write a short, upbeat post about refills. Shall I add the hours?",
+    "**Love it!** I'd suggest a warm, friendly tone for this one. Let me know if that works for you.",
+])
+def test_a_reply_that_only_speaks_to_the_user_about_the_post_holds_none(reply):
+    post = read_post(reply)
+    assert post.body == "" and post.afterword, post
+
+
+def test_the_reading_is_unsure_when_a_sentence_could_be_the_posts():
+    reply = ("Bring-your-own-cup Mondays are a lovely way to cut waste. I'll put together a post about them. "
+             "Would you like it playful?")
+    assert read_post(reply).unsure and read_post(reply).body == ""
+    assert read_post("Sure! I'll write it now. Would you like it playful?").unsure is None
+
+
+@pytest.mark.parametrize("reply", [
+    # A post that asks its readers: no act of the writer's in it.
+    "Would you like a free coffee? Bring your cup on Monday! #JuniperBakes",
+    "Bring your own cup on Mondays and your refills are on the house. Would you like yours with oat milk? "
+    "#JuniperBakes",
+    # The brand's voice is the post's, whatever else it says.
+    "Come visit Juniper Bakery at the Saturday farmers' market! We'll have bread, pastries and more. #JuniperBakes",
+    "I'll say it: our rye is the best in town. Would you like to try it? #JuniperBakes",
+    # A baker's own voice saying what the baker did, or will do, to the post's readers.
+    "I just pulled fresh rye from the oven! Would you like a slice? #JuniperBakes",
+    "Mondays are for coffee! I'll be pouring refills all morning, so bring your own cup. See you there? "
+    "#JuniperBakes",
+    "Rye is back! I'll save you a loaf if you come early. Crusty, tangy and warm. Find us by the fountain.",
+    "I'll be live at nine! Want to watch? https://juniper.example/live",
+    # A post set apart from a closing remark to the user: the post stays, the remark goes.
+    "Rye is back at Juniper Bakery, warm every morning! #JuniperBakes\n\nShall I make it longer?\n\nLet me know!",
+])
+def test_a_post_that_speaks_to_its_readers_is_a_post(reply):
+    assert read_post(reply).body, read_post(reply)

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from engine.core import modeljson
 from engine.core.textclip import shorten
 from engine.episodes.checks.values import PathError, _json_type, resolve
-from engine.episodes.structure import plain_text, read_post
+from engine.episodes.structure import plain_text, read_post, words
 from engine.readers.concepts import Match, tokens
 
 
@@ -211,7 +211,9 @@ class TextCheck(CheckBase):
     rule about the reply ("start every reply with ..."). When setting the preamble or the closing line aside
     is what makes the check hold, the outcome says so (``unsure``): the verdict stands, a judge may look. So
     does one where the reader could only guess where the post ends (``Post.unsure``: text after the closing
-    tag of a post wrapped in tags) and the guess changed the verdict."""
+    tag of a post wrapped in tags) and the guess changed the verdict. A reply that holds no post (it only
+    speaks to the user about the post it will write, or is empty) fails every rule about the post: "no post
+    in the reply", unsure when the reader counted sentences that could have been the post's own."""
 
     path: str | None = None
     of: Literal["reply", "post"] = "reply"
@@ -235,6 +237,12 @@ class TextCheck(CheckBase):
             if self.of == "reply":
                 return whole
             post = read_post(subject.text)
+            if not words(post.body):
+                # A rule about the post cannot hold where there is none: a reply that only speaks to the
+                # user about it ("I'll put together a post ... Would you like it playful?"), or an empty one.
+                said = post.afterword
+                why = f": the reply only speaks to the user about it ({quote(said, 60)})" if words(said) else ""
+                return Outcome(False, f"no post in the reply{why}", post.unsure)
             outcome = self.check_text(self._read(post.body))
             if outcome[0] and not whole[0]:
                 aside = " and ".join(quote(p, 40) for p in (post.preamble, post.afterword) if p)
