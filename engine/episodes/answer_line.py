@@ -43,7 +43,7 @@ import re
 from dataclasses import dataclass
 
 from engine.episodes.chat_html import as_markdown
-from engine.episodes.inline import Delimiter, unwrap
+from engine.readers.inline import Delimiter, unwrap
 from engine.model.normalise import split_reasoning
 from engine.readers.fences import fenced_lines
 from engine.readers.language import Language, reply_language

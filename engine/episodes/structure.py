@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.episodes.chat_html import as_markdown
-from engine.episodes.inline import Delimiter, replace_code_spans, unwrap
+from engine.readers.inline import Delimiter, replace_code_spans, unwrap
 
 # --------------------------------------------------------------------------------------------------------
 # Rendered text, words and sentences
@@ -47,7 +47,7 @@ _WORD = re.compile(r"[^\W_]", re.UNICODE)
 
 # Markdown a model adds for emphasis: **bold**, __bold__, *italic*, _italic_, and a heading's leading #s.
 # Inline code spans are left exactly as written (identifiers, flags, paths). Both are found by
-# engine.episodes.inline in linear time: **bold** or __bold__ (the mark followed and preceded by a non-space),
+# engine.readers.inline in linear time: **bold** or __bold__ (the mark followed and preceded by a non-space),
 # then *italic* and _italic_ (not inside a word, not touching another mark).
 _EMPHASIS = (
     (Delimiter("**", re.compile(r"\*\*(?=\S)"), re.compile(r"(?<=\S)(?=\*\*)")),
