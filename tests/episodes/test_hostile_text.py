@@ -47,6 +47,13 @@ def _hostile() -> dict[str, str]:
         "angles": fill("<"), "tags_unclosed": fill("<li><b>a "),
         "tags_nested": "<ul><li><b>" * (CHARS // 22) + "x" + "</b></li></ul>" * (CHARS // 22),
         "html_answer_lines": fill("<b>Answer:</b> x<br>\n"),
+        # The rendered-text reader (engine/readers/rendered.py): a run of backslashes (each pair one escape),
+        # escapes of every mark, no-break spaces, hyphen variants, escapes inside code spans never closed.
+        # (Between digits a no-break space is left as written, so "1\u202f" repeated costs what "1 " does:
+        # tests/readers/test_rendered.py holds the reader itself to a bound on it.)
+        "backslashes": fill("\\"), "escaped_marks": fill("\\*\\*Answer:\\*\\* 1\\. "),
+        "no_break_spaces": fill("\u00a0"), "hyphen_variants": fill("O\u2011\u2012"),
+        "escaped_ticks": fill("`\\*"),
     }
 
 
