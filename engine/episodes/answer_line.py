@@ -8,8 +8,11 @@ module finds the answer and reads it the same way whatever the style, so that a 
 never formatting:
 
 - reasoning (a ``<think>`` block, closed or not) is removed first; only the answer text counts;
-- inline chat HTML is read as the Markdown it stands for (:mod:`engine.episodes.chat_html`):
-  ``<b>Answer:</b> 369<br>`` is ``**Answer:** 369``; a tag the reply only names stays as written;
+- the reply is read as it renders (:func:`engine.episodes.structure.prose`): inline chat HTML as the
+  Markdown it stands for (:mod:`engine.episodes.chat_html`: ``<b>Answer:</b> 369<br>`` is ``**Answer:**
+  369``; a tag the reply only names stays as written), backslash escapes as their character
+  (``\\*\\*Answer:\\*\\* 369``), Unicode space and hyphen variants and full-width forms as plain ASCII
+  (:mod:`engine.readers.rendered`), code spans and fences as written;
 - of several answer lines the last one stands (a model that revises itself ends with the revision); with no
   labelled line, the last ``\\boxed{}`` is the answer;
 - a label may carry a qualifier of a word or two ("Corrected answer:", "Revised final answer:", "My updated
@@ -42,8 +45,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from engine.episodes.chat_html import as_markdown
-from engine.episodes.inline import Delimiter, unwrap
+from engine.episodes.structure import prose
+from engine.readers.inline import Delimiter, unwrap
 from engine.model.normalise import split_reasoning
 from engine.readers.fences import fenced_lines
 from engine.readers.language import Language, reply_language
@@ -163,8 +166,8 @@ def read_answer_line(reply: str, request: str) -> AnswerLine | None:
     language on its last lines (when the reply is not written in the language of ``request``, the text the
     model was sent), or the reply itself when it is one short line; ``None`` when none of these."""
     text, _ = split_reasoning(reply.replace("\r\n", "\n").replace("\r", "\n"))
-    # Inline chat HTML reads as the Markdown it stands for: "<b>Answer:</b> 369<br>" is an answer line.
-    text = as_markdown(text)
+    # Read as it renders: "<b>Answer:</b> 369<br>" and "\\*\\*Answer:\\*\\* 369" are answer lines.
+    text = prose(text)
     lines = text.split("\n")
     found: AnswerLine | None = None
     found_at = 0

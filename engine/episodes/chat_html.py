@@ -35,7 +35,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from engine.episodes.inline import code_spans
+from engine.readers.inline import code_spans
 from engine.readers.fences import fenced_lines
 
 # A tag: ``<b>``, ``</li>``, ``<br/>``, ``<ol start="3">``. The name must end at a space, a slash or ``>``,

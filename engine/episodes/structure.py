@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.episodes.chat_html import as_markdown
-from engine.episodes.inline import Delimiter, replace_code_spans, unwrap
+from engine.readers.inline import Delimiter, replace_code_spans, unwrap
+from engine.readers.rendered import rendered
 
 # --------------------------------------------------------------------------------------------------------
 # Rendered text, words and sentences
@@ -48,7 +49,7 @@ _WORD = re.compile(r"[^\W_]", re.UNICODE)
 
 # Markdown a model adds for emphasis: **bold**, __bold__, *italic*, _italic_, and a heading's leading #s.
 # Inline code spans are left exactly as written (identifiers, flags, paths). Both are found by
-# engine.episodes.inline in linear time: **bold** or __bold__ (the mark followed and preceded by a non-space),
+# engine.readers.inline in linear time: **bold** or __bold__ (the mark followed and preceded by a non-space),
 # then *italic* and _italic_ (not inside a word, not touching another mark).
 _EMPHASIS = (
     (Delimiter("**", re.compile(r"\*\*(?=\S)"), re.compile(r"(?<=\S)(?=\*\*)")),
@@ -60,11 +61,13 @@ _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
 
 
 def prose(text: str) -> str:
-    """The reply's lines as this module reads them: inline chat HTML read as the Markdown it stands for
-    (:func:`engine.episodes.chat_html.as_markdown`: ``<b>Title</b><br>`` is a bold title line, ``<li>`` a
-    list item), any other text as written. Line numbers this module gives (``ListItem.line``,
-    ``Heading.line``) count the lines of this text."""
-    return as_markdown(text)
+    """The reply's lines as this module and the answer line read them: inline chat HTML read as the Markdown
+    it stands for (:func:`engine.episodes.chat_html.as_markdown`: ``<b>Title</b><br>`` is a bold title line,
+    ``<li>`` a list item), then the characters as they render (:func:`engine.readers.rendered.rendered`:
+    ``1\\.`` is ``1.``, a no-break space a space, ``O\\u2011201`` is ``O-201``; code as written). Line numbers
+    this module gives (``ListItem.line``, ``Heading.line``) count the lines of this text, which are the
+    reply's own: neither reading adds or removes a line break the reply's text holds outside its HTML."""
+    return rendered(as_markdown(text))
 
 
 @functools.lru_cache(maxsize=32)  # every check of a reply reads it rendered: render it once

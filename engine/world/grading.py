@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.core.schema import Grade
+from engine.readers.rendered import rendered
 from engine.world.errors import WorldSpecError
 from engine.world.gates import (
     Finding,
@@ -55,7 +56,10 @@ def world_findings(replay: Replay, spec: GradeSpec, final_text: str, request: st
     A scored check's name is its breakdown key; the gates come first, the first to fire decides.
     ``request``: what the model was told before it acted (system message and prompt), which the fact check
     counts as shown to it. ``extra_checks``: (number, failures) of a module's own checks on the final
-    answer, counted with the answer checks."""
+    answer, counted with the answer checks. The final words are read as they render
+    (:func:`engine.readers.rendered.rendered`: ``config\\_version`` is ``config_version``, ``O\\u2011201``
+    is ``O-201``), once, for every check that reads them."""
+    final_text = rendered(final_text)
     return {
         "forbidden_tool": forbidden_calls(replay, spec),
         "call_budget": within_budget(replay, spec),

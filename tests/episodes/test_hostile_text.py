@@ -50,6 +50,13 @@ def _hostile() -> dict[str, str]:
         # One sentence of thousands of concluding connectives, with and without a candidate after each (the
         # pick reader of engine/world/choice.py once read the rest of the sentence at every connective).
         "conclusions": fill("Answer: x "), "conclusions_picking": fill("so Porto, answer: Seville "),
+        # The rendered-text reader (engine/readers/rendered.py): a run of backslashes (each pair one escape),
+        # escapes of every mark, no-break spaces, hyphen variants, escapes inside code spans never closed.
+        # (Between digits a no-break space is left as written, so "1\u202f" repeated costs what "1 " does:
+        # tests/readers/test_rendered.py holds the reader itself to a bound on it.)
+        "backslashes": fill("\\"), "escaped_marks": fill("\\*\\*Answer:\\*\\* 1\\. "),
+        "no_break_spaces": fill("\u00a0"), "hyphen_variants": fill("O\u2011\u2012"),
+        "escaped_ticks": fill("`\\*"),
     }
 
 

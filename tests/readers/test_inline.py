@@ -10,7 +10,7 @@ import time
 import pytest
 
 from engine.episodes.answer_line import EMPHASIS as ANSWER_EMPHASIS
-from engine.episodes.inline import code_spans, replace_code_spans, unwrap
+from engine.readers.inline import code_spans, replace_code_spans, unwrap
 from engine.episodes.structure import _EMPHASIS as CHECK_EMPHASIS
 from engine.episodes.structure import plain_text
 
