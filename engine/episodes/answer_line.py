@@ -46,9 +46,9 @@ import re
 from dataclasses import dataclass
 
 from engine.episodes.structure import emoji_run, prose
-from engine.readers.inline import Delimiter, unwrap
 from engine.model.normalise import split_reasoning
 from engine.readers.fences import fenced_lines
+from engine.readers.inline import Delimiter, unwrap
 from engine.readers.language import Language, reply_language
 from engine.readers.stance import label_commits
 
