@@ -45,10 +45,10 @@ import json
 import re
 from dataclasses import dataclass
 
-from engine.episodes.structure import prose
-from engine.readers.inline import Delimiter, unwrap
+from engine.episodes.structure import emoji_run, prose
 from engine.model.normalise import split_reasoning
 from engine.readers.fences import fenced_lines
+from engine.readers.inline import Delimiter, unwrap
 from engine.readers.language import Language, reply_language
 from engine.readers.stance import label_commits
 
@@ -133,11 +133,12 @@ def _unlatex(text: str) -> str:
     """``$\\boxed{\\text{fdb3}}$`` -> ``fdb3``; text without LaTeX is returned as it is."""
     if "\\" not in text:
         return text
-    for command in ("boxed", "text", "textbf", "mathrm", "mathbf"):
-        for inner in list(dict.fromkeys(_latex_value(text, command)))[:_LATEX_ARGUMENTS]:
-            text = text.replace("\\" + command + "{" + inner + "}", inner)
+    # Formatting commands (\text{}, \textbf{}, \mathrm{}) and spacing were read with the prose
+    # (engine.readers.latex_text); \boxed{} is the answer line's own: it marks the answer.
+    for inner in list(dict.fromkeys(_latex_value(text, "boxed")))[:_LATEX_ARGUMENTS]:
+        text = text.replace("\\boxed{" + inner + "}", inner)
     text = re.sub(r"\\[()\[\]]", "", text)
-    text = text.replace("\\$", "$").replace("\\%", "%").replace("\\,", "").replace("\\!", "")
+    text = text.replace("\\$", "$").replace("\\%", "%")
     # Math-mode dollars in pairs ($369$), then any left that no number follows; "$85.80" keeps its sign.
     text = re.sub(r"\$([^$]+)\$", r"\1", text)
     return re.sub(r"\$(?!\s*\d)", "", text)
@@ -151,6 +152,20 @@ def _plain(line: str) -> str:
         if line == previous:
             break
     return line.replace("**", "")
+
+
+def _after_symbols(line: str) -> str:
+    """``line`` without the run of emoji, symbols and spaces it opens with (:func:`emoji_run`), when one is
+    there; a word before the label ("Wrong answer:") is the label's qualifier and stays."""
+    at = len(line) - len(line.lstrip())
+    found = False
+    # Indices, not slices: a reply of many emoji costs time linear in its length.
+    while (run := emoji_run(line, at)) > 0:
+        found = True
+        at += run
+        while at < len(line) and line[at].isspace():
+            at += 1
+    return line[at:] if found and at < len(line) else line
 
 
 def _value(raw: str, tail: str = "") -> AnswerLine:
@@ -173,6 +188,8 @@ def read_answer_line(reply: str, request: str) -> AnswerLine | None:
     found_at = 0
     for i, line in enumerate(lines):
         plain = _plain(line)
+        # Emoji and other symbols before the label ("✅ Answer:", "👉 **Answer:**") read as a bullet does.
+        plain = _after_symbols(plain)
         label = _LABEL.match(plain)
         heading = None if label else _HEADING_LABEL.match(line)
         if not label and not heading:

@@ -40,6 +40,7 @@ from typing import Literal
 
 from engine.episodes.chat_html import as_markdown
 from engine.readers.inline import Delimiter, replace_code_spans, unwrap
+from engine.readers.latex_text import latex_text
 from engine.readers.rendered import rendered
 
 # --------------------------------------------------------------------------------------------------------
@@ -64,10 +65,12 @@ def prose(text: str) -> str:
     """The reply's lines as this module and the answer line read them: inline chat HTML read as the Markdown
     it stands for (:func:`engine.episodes.chat_html.as_markdown`: ``<b>Title</b><br>`` is a bold title line,
     ``<li>`` a list item), then the characters as they render (:func:`engine.readers.rendered.rendered`:
-    ``1\\.`` is ``1.``, a no-break space a space, ``O\\u2011201`` is ``O-201``; code as written). Line numbers
+    ``1\\.`` is ``1.``, a no-break space a space, ``O\\u2011201`` is ``O-201``; code as written), and LaTeX
+    text markup as the text it typesets (:func:`engine.readers.latex_text.latex_text`: ``\\textbf{Answer:}``
+    is ``Answer:``, ``$100\\,^{\\circ}\\mathrm{C}$`` is ``100 °C``). Line numbers
     this module gives (``ListItem.line``, ``Heading.line``) count the lines of this text, which are the
-    reply's own: neither reading adds or removes a line break the reply's text holds outside its HTML."""
-    return rendered(as_markdown(text))
+    reply's own: none of these readings adds or removes a line break the reply's text holds outside its HTML."""
+    return latex_text(rendered(as_markdown(text)))
 
 
 @functools.lru_cache(maxsize=32)  # every check of a reply reads it rendered: render it once
@@ -280,6 +283,18 @@ def _roman(token: str) -> int | None:
     return total or None
 
 
+def emoji_run(text: str, at: int = 0) -> int:
+    """The length of the emoji or other symbols ``text`` opens with (``✅``, ``👉🏽``, ``★``, ``➡️``): symbol
+    characters (Unicode categories So and Sk, and the soft list signs, arrows and ticks among them) with their
+    variation selectors, joiners, keycap marks and skin-tone modifiers. Read by category, not from a list of
+    emoji; the list reader and the answer line's label reader both read them here. From ``at`` when given."""
+    i = at
+    while i < len(text) and (unicodedata.category(text[i]) in ("So", "Sk") or text[i] in _SOFT_SIGNS
+                             or text[i] in "\ufe0f\u200d\u20e3" or "\U0001f3fb" <= text[i] <= "\U0001f3ff"):
+        i += 1
+    return i - at
+
+
 def _symbol_marker(line: str) -> tuple[str, str, bool] | None:
     """(marker, rest, firm) when the line opens with a bullet sign or an emoji followed by white space."""
     body = line.lstrip(" \t")
@@ -289,11 +304,7 @@ def _symbol_marker(line: str) -> tuple[str, str, bool] | None:
         marker, rest = body[0], body[1:]
         firm = body[0] in _FIRM_SIGNS
     else:
-        # An emoji: a symbol character with its variation selectors, joiners and modifiers.
-        i = 0
-        while i < len(body) and (unicodedata.category(body[i]) in ("So", "Sk") or body[i] in "\ufe0f\u200d"
-                                 or "\U0001f3fb" <= body[i] <= "\U0001f3ff"):
-            i += 1
+        i = emoji_run(body)
         if i == 0:
             return None
         marker, rest, firm = body[:i], body[i:], False

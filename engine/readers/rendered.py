@@ -75,8 +75,8 @@ def _one(m: re.Match[str]) -> str:
     return ""
 
 
-def _code(text: str) -> list[tuple[int, int]]:
-    """The character ranges read as written: code fences (fence lines included) and code spans outside them."""
+def code_ranges(text: str) -> list[tuple[int, int]]:
+    """The character ranges read as written (here and by :mod:`engine.readers.latex_text`): code fences (fence lines included) and code spans outside them."""
     lines = text.split("\n")
     inside = fenced_lines(lines)
     ranges: list[tuple[int, int]] = []
@@ -106,7 +106,7 @@ def rendered(text: str) -> str:
         return text
     pieces: list[str] = []
     at = 0
-    for start, end in _code(text):
+    for start, end in code_ranges(text):
         pieces.append(_sub(text, at, start))
         pieces.append(text[start:end])
         at = end

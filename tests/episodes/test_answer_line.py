@@ -223,3 +223,49 @@ def test_a_line_inside_a_code_fence_is_data_not_a_label(reply):
 def test_a_fence_hides_no_answer_line_and_no_bare_value(reply, value):
     line = read_answer_line(reply, REQUEST)
     assert line is not None and line.text == value
+
+
+@pytest.mark.parametrize("reply", [
+    "✅ Answer: 85.80",
+    "👉🏽 **Answer:** 85.80",
+    "➡️ Answer: 85.80",
+    "- 🔹 Answer: 85.80",
+    "★★ Final answer: 85.80",
+    "✔Answer: 85.80",
+    "Working...\n\n🎯 **Final Answer:** 85.80\n",
+])
+def test_emoji_and_symbols_before_the_label_read_as_a_bullet(reply):
+    line = read_answer_line(reply, INSTRUCTION)
+    assert line is not None and line.text == "85.80"
+
+
+def test_a_wrong_value_behind_an_emoji_is_still_that_value():
+    line = read_answer_line("✅ Answer: 84.80", INSTRUCTION)
+    assert line is not None and line.text == "84.80"
+
+
+def test_a_qualifier_behind_an_emoji_still_decides_the_label():
+    # "Wrong answer:" gives no answer line, emoji or not; the last committing line stands.
+    line = read_answer_line("Answer: 85.80\n\n❌ Wrong answer: 4471", INSTRUCTION)
+    assert line is not None and line.text == "85.80"
+    assert read_answer_line("❌ Wrong answer: 4471\nAnd more text here.", INSTRUCTION) is None
+
+
+def test_a_symbol_inside_a_sentence_makes_no_label():
+    assert read_answer_line("I think ✅ the answer: maybe 85.80 or 90, hard to say here.", INSTRUCTION) is None
+
+
+@pytest.mark.parametrize(("reply", "value"), [
+    (r"\textbf{Answer:} \texttt{fdb3}", "fdb3"),
+    (r"\textit{Final answer:} $\mathbf{369}$", "369"),
+    ("Working.\n\n\\emph{Answer:}\n\\texttt{Dana}", "Dana"),
+    (r"Answer: $\boxed{\text{fdb3}}$", "fdb3"),
+])
+def test_latex_text_markup_around_label_and_value(reply, value):
+    line = read_answer_line(reply, INSTRUCTION)
+    assert line is not None and line.text == value
+
+
+def test_latex_markup_without_a_label_gives_no_answer_line():
+    assert read_answer_line("The program prints \\texttt{fdb3} after the loop runs over the slice.",
+                            INSTRUCTION) is None
