@@ -781,3 +781,42 @@ def test_any_of_needs_two_options_each_a_known_check():
         spec(check="any_of", options=[{"check": "word_count", "max": 3}])
     with pytest.raises(ValidationError):
         spec(check="any_of", options=[{"check": "word_count", "max": 3}, {"check": "no_such_check"}])
+
+
+# A string to find that holds a Markdown mark is a rule about the characters written (the backticks a note
+# asked to keep): it is matched against the text as written, typographic variants rendered, no HTML read as
+# Markdown and no emphasis removed.
+CODE_KEPT = {"check": "contains", "all": ["`--dry-run`", "`retry_backoff_ms`"]}
+
+
+@pytest.mark.parametrize("reply", [
+    "La bandera `--dry-run` es nueva y `retry_backoff_ms` pasa a 750.",
+    "**Nuevo:** `--dry-run`; <b>importante</b>: `retry_backoff_ms` sube a 750.",
+    "<p>Use `--dry-run` first.</p><p>Then raise `retry_backoff_ms`.</p>",
+    "***`--dry-run`*** and _`retry_backoff_ms`_ are both there.",
+    "`--dry-run`\u00a0shows the changes; `retry_backoff_ms`\u200b is 750.",
+])
+def test_contains_a_marked_string_holds_where_the_marks_are_written(reply):
+    assert ok(reply, **CODE_KEPT)
+
+
+@pytest.mark.parametrize("reply", [
+    "El indicador <code>--dry-run</code> y <code>retry_backoff_ms</code> cambian.",
+    "Pulse <kbd>--dry-run</kbd>; el valor `retry_backoff_ms` sube.",
+    "Try <samp>--dry-run</samp> and <tt>retry_backoff_ms</tt>.",
+    "La opción --dry-run y retry_backoff_ms, sin comillas.",
+    "La opción '--dry-run' y \"retry_backoff_ms\" entre comillas.",
+    "<pre>--dry-run</pre> `retry_backoff_ms`",
+])
+def test_contains_a_marked_string_fails_where_html_or_nothing_stands_for_the_marks(reply):
+    assert not ok(reply, **CODE_KEPT)
+
+
+def test_a_marked_string_is_read_as_written_for_not_contains_too_and_unmarked_strings_still_render():
+    assert not ok("Run `--force` now.", check="not_contains", any=["`--force`"])
+    assert ok("Run <code>--force</code> now.", check="not_contains", any=["`--force`"])
+    assert ok("**Note:** kept", check="contains", all=["Note: kept"])  # unmarked: emphasis read through
+    assert ok("**Note:** kept", check="contains", all=["**Note:**"])
+    assert not ok("<b>Note:</b> kept", check="contains", all=["**Note:**"])
+    # A string without marks reads the rendered text: the HTML's words and the emphasised name are found.
+    assert ok("Harbor <b>Sync</b> 3.2 by Ingrid **Solberg**", check="contains", all=["Harbor Sync", "Ingrid Solberg"])

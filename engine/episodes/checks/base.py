@@ -19,6 +19,7 @@ from engine.core import modeljson
 from engine.core.textclip import shorten
 from engine.episodes.checks.values import PathError, _json_type, resolve
 from engine.episodes.structure import plain_text, read_post, words
+from engine.readers.rendered import rendered
 from engine.readers.concepts import Match, tokens
 
 
@@ -202,6 +203,12 @@ class JsonCheck(CheckBase):
         raise NotImplementedError
 
 
+# The Markdown marks whose presence in a string to find makes the string a rule about the text as written:
+# a code span's backtick and emphasis's asterisk. An underscore is not one: it is part of identifiers
+# (``retry_backoff_ms``), which read the same either way.
+_MARKS = re.compile(r"[`*]")
+
+
 class TextCheck(CheckBase):
     """A check on the reply's text, or on every string a JSON path reaches when ``path`` is given.
 
@@ -228,8 +235,21 @@ class TextCheck(CheckBase):
             raise ValueError("'of: post' reads a reply's text; a check with 'path' reads JSON strings, drop one")
         return self
 
+    def literals(self) -> list[str]:
+        """The strings this check looks for in the text as given (none by default; see ``_read``)."""
+        return []
+
     def _read(self, text: str) -> str:
-        return text if self.reads_markdown else plain_text(text)
+        if self.reads_markdown:
+            return text
+        # A string to find that itself holds a Markdown mark ("`--dry-run`", "**Note:**") is a rule about
+        # the characters written, not about how they render: it is matched against the text as written,
+        # only its typographic variants rendered (``rendered``: full-width forms, no-break spaces,
+        # escapes), with no HTML read as Markdown and no emphasis removed. So ``<code>--dry-run</code>``
+        # or ``<kbd>`` is not the backticks a rule asked to keep, while ``**`--dry-run`**`` still holds them.
+        if any(_MARKS.search(s) for s in self.literals()):
+            return rendered(text)
+        return plain_text(text)
 
     def run(self, subject: Subject) -> Outcome:
         if self.path is None:

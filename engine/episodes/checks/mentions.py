@@ -54,12 +54,16 @@ class Contains(TextCheck):
 
     An entry is a string, or the list of the accepted forms of one answer, any one of which holds it
     (``[carbon dioxide, CO2]``: the name or its formula). The task states the forms it accepts; the check
-    knows no synonyms of its own."""
+    knows no synonyms of its own. An entry holding a Markdown mark (```--dry-run```) is read against the
+    text as written (``TextCheck._read``): ``<code>--dry-run</code>`` does not hold it."""
 
     check: Literal["contains"]
     all: list[str | Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)]] = \
         Field(min_length=1)
     case_sensitive: bool = True
+
+    def literals(self) -> list[str]:
+        return [s for entry in self.all for s in ([entry] if isinstance(entry, str) else entry)]
 
     def check_text(self, text: str) -> Outcome:
         fold = folder(self.case_sensitive)
@@ -75,6 +79,9 @@ class NotContains(TextCheck):
     check: Literal["not_contains"]
     any: list[str] = Field(min_length=1)
     case_sensitive: bool = True
+
+    def literals(self) -> list[str]:
+        return list(self.any)
 
     def check_text(self, text: str) -> Outcome:
         fold = folder(self.case_sensitive)
