@@ -49,6 +49,8 @@ _ROLE_HEADER = re.compile(
     r"|" + _ROLE + r"[ \t]*\n)\s*(?=\S)",
     re.IGNORECASE,
 )
+# How far into a reply (after its leading white space) a role header and the line break after it are read.
+_HEADER_WINDOW = 400
 # Hunyuan's answer block: the whole answer between ``<answer>`` and ``</answer>`` (the close may be cut off).
 _ANSWER_BLOCK = re.compile(r"\A\s*<answer>(.*?)(?:</answer>\s*)?\Z", re.DOTALL)
 
@@ -86,9 +88,12 @@ def split_reasoning(content: str) -> tuple[str, str | None]:
 def _unwrapped(text: str) -> str:
     """The answer without the template's role header before it, its end markers after it and an ``<answer>``
     block around it."""
-    header = _ROLE_HEADER.match(text)
+    # The header is looked for in a window after the leading white space: its pattern's runs of white space
+    # meet one another, so on a reply of tens of thousands of tabs a match over the whole text was quadratic.
+    lead = len(text) - len(text.lstrip())
+    header = _ROLE_HEADER.match(text[lead:lead + _HEADER_WINDOW])
     if header:
-        text = text[header.end():]
+        text = text[lead + header.end():]
     end = _END_TOKENS.search(text[-400:])
     if end:
         text = text[: len(text) - 400 + end.start()] if len(text) > 400 else text[: end.start()]
