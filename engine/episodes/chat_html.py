@@ -35,8 +35,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from engine.readers.inline import code_spans
 from engine.readers.fences import fenced_lines
+from engine.readers.inline import code_spans
 
 # A tag: ``<b>``, ``</li>``, ``<br/>``, ``<ol start="3">``. The name must end at a space, a slash or ``>``,
 # and the attributes may not hold ``<`` or ``>``, so a failed try stops at the next ``<`` or after 300

@@ -76,7 +76,8 @@ def _one(m: re.Match[str]) -> str:
 
 
 def code_ranges(text: str) -> list[tuple[int, int]]:
-    """The character ranges read as written (here and by :mod:`engine.readers.latex_text`): code fences (fence lines included) and code spans outside them."""
+    """The character ranges read as written (here and by :mod:`engine.readers.latex_text`): code fences
+    (fence lines included) and code spans outside them."""
     lines = text.split("\n")
     inside = fenced_lines(lines)
     ranges: list[tuple[int, int]] = []

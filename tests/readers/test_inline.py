@@ -10,9 +10,9 @@ import time
 import pytest
 
 from engine.episodes.answer_line import EMPHASIS as ANSWER_EMPHASIS
-from engine.readers.inline import code_spans, replace_code_spans, unwrap
 from engine.episodes.structure import _EMPHASIS as CHECK_EMPHASIS
 from engine.episodes.structure import plain_text
+from engine.readers.inline import code_spans, replace_code_spans, unwrap
 
 # The patterns as they were: the reference the linear versions must equal.
 CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)

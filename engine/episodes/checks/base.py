@@ -19,8 +19,8 @@ from engine.core import modeljson
 from engine.core.textclip import shorten
 from engine.episodes.checks.values import PathError, _json_type, resolve
 from engine.episodes.structure import plain_text, read_post, words
-from engine.readers.rendered import rendered
 from engine.readers.concepts import Match, tokens
+from engine.readers.rendered import rendered
 
 
 def quote(value: Any, limit: int = 80) -> str:
