@@ -62,6 +62,9 @@ def _hostile() -> dict[str, str]:
         # repeated took 30 to 40 s).
         "ones": fill("1 "), "ones_thin_spaces": fill("1\u202f"), "number_pairs": fill("12 34 "),
         "count_words": fill("seven letters "),
+        # A run of blanks around a chat template's role header (engine/model/normalise.py's header pattern
+        # once split such a run in every way: sixty thousand spaces took a minute).
+        "role_header_blanks": "<|im_start|>assistant" + fill(" ")[21:],
     }
 
 
