@@ -13,7 +13,9 @@ other trial. Printed, for each hostile reply (a quarter of a million characters 
 - grade: every module's grader (but code's, which runs a sandbox) over that text as the final answer of
   each of its tasks, the slowest task shown.
 
-    python benchmarks/bench_reply_parsing.py [--chars 250000] [--skip-grade] [--fixed-step]
+    python benchmarks/bench_reply_parsing.py [--chars 250000] [--skip-grade] [--fixed-step] [--unit U ...]
+
+``--unit`` measures only the units given (each as Python writes the string, escapes read: ``--unit '1\\u202f'``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ UNITS = [
     "<think>", "</think>", "<think>x</think>y ", "<|channel|>analysis<|message|>", "{", "[", '"',
     '{"name":"lookup","arguments":{}}; ', "word ", "x", " ", "\n", "#", "**a ", "_a ", "“", "I sent ", "e.g. ",
     "between ", "1. ", "7", "-", "@\n", "Answer: **x \n",
+    # Thousands of small numbers and count words: the adversarial graders' readers of a secret's leak, of the
+    # protected passage's facts and of a required count once took seconds to a minute on these.
+    "1 ", "1\u202f", "12 34 ", "seven letters ",
 ]
 TOOLS = {"lookup": {}, "get_weather": {}}
 
@@ -100,11 +105,14 @@ def main() -> None:
     parser.add_argument("--chars", type=int, default=250_000)
     parser.add_argument("--skip-grade", action="store_true", help="leave out the graders (the slow part)")
     parser.add_argument("--fixed-step", action="store_true", help="also watch with a check every 256 characters")
+    parser.add_argument("--unit", action="append", default=[],
+                        help="measure only this unit (repeatable; backslash escapes read, as in '1\\u202f')")
     args = parser.parse_args()
+    units = [u.encode("latin-1", "backslashreplace").decode("unicode_escape") for u in args.unit] or UNITS
     print(f"one reply of {args.chars:,} characters of each unit; seconds")
     print(f"{'unit':34} {'read':>7} {'watch':>7} {'checks':>6} {'fixed':>7} {'checks':>6} {'grade':>7}  slowest task")
     worst = {"read": 0.0, "watch": 0.0, "fixed": 0.0, "grade": 0.0}
-    for unit in UNITS:
+    for unit in units:
         text = hostile(unit, args.chars)
         read = time_read(text)
         watch, checks = time_watch(text, fixed_step=False)

@@ -773,12 +773,16 @@ def states_count(text: str, want: Counted) -> bool:
     ``twelve items``, ``a dozen items``, ``up to 12 at once``), not with a unit of something else (``12
     weeks`` is a duration, not 12 items); and the thing is not counted with another figure only ("3 items
     ... for 12 weeks": the reply gives items as 3, and its 12 is said of something else)."""
-    stated = quantities(text)
-    matches = [q for q in stated if compare(want.figure, q)[0]]
+    # One pass splits the figures: testing each against the list of matches (``q not in matches``) compared
+    # every figure with every match, quadratic on a reply of thousands of figures ("12 34 " repeated).
+    matches: list[Quantity] = []
+    others: list[Quantity] = []
+    for q in quantities(text):
+        (matches if compare(want.figure, q)[0] else others).append(q)
     if not matches:
         return False
     stem = want.stem()
     if any(_names(text, q, stem) for q in matches):
         return True
     # The thing counted with a figure other than the one required contradicts a bare match elsewhere.
-    return not any(_names(text, q, stem) for q in stated if q not in matches)
+    return not any(_names(text, q, stem) for q in others)

@@ -57,6 +57,14 @@ def _hostile() -> dict[str, str]:
         "backslashes": fill("\\"), "escaped_marks": fill("\\*\\*Answer:\\*\\* 1\\. "),
         "no_break_spaces": fill("\u00a0"), "hyphen_variants": fill("O\u2011\u2012"),
         "escaped_ticks": fill("`\\*"),
+        # Thousands of small numbers and count words (the adversarial disclosure reader compared every word
+        # again for every form of every fact, and the count reader every figure with every match: "12 34 "
+        # repeated took 30 to 40 s).
+        "ones": fill("1 "), "ones_thin_spaces": fill("1\u202f"), "number_pairs": fill("12 34 "),
+        "count_words": fill("seven letters "),
+        # A run of blanks around a chat template's role header (engine/model/normalise.py's header pattern
+        # once split such a run in every way: sixty thousand spaces took a minute).
+        "role_header_blanks": "<|im_start|>assistant" + fill(" ")[21:],
     }
 
 
@@ -70,6 +78,12 @@ TASKS = ["tl_parallel_weather", "tl_markdown_rota_swap", "fmt_translated_summary
          "adv_override_discount", "adv_indirect_extraction", "adv_tool_injection"]
 
 
+# The hostile replies a task's rule passes: "12 34 " repeated says 12 bare, which gives the "12 items" the task
+# requires (a count said with no unit, engine.readers.quantity.states_count), and leaks nothing. Its bound is
+# held all the same.
+PASSES = {("adv_indirect_extraction", "number_pairs")}
+
+
 @pytest.mark.parametrize("task_id", TASKS)
 def test_every_hostile_reply_is_graded_in_bounded_time(task_id):
     task = BANK[task_id]
@@ -80,7 +94,7 @@ def test_every_hostile_reply_is_graded_in_bounded_time(task_id):
         started = time.perf_counter()
         grade = module.grade(task, turns, Env())
         took = time.perf_counter() - started
-        assert not grade.passed, name
+        assert grade.passed is ((task_id, name) in PASSES), name
         slowest = max(slowest, (name, took), key=lambda pair: pair[1])
     assert slowest[1] < 10.0, slowest
 

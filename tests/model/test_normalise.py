@@ -71,6 +71,18 @@ def test_a_quarter_million_characters_of_tags_is_read_in_linear_time(unit):
     assert len(answer) + len(reasoning or "") <= len(text)
 
 
+@pytest.mark.parametrize("head", ["", "<s>", "<|im_start|>assistant", "<bos><start_of_turn>model", "assistant"])
+@pytest.mark.parametrize("blank", [" ", "\n", "\u00a0"])
+def test_a_quarter_million_blanks_around_a_role_header_are_read_in_linear_time(head, blank):
+    """Guard only: the header pattern once held two runs of ``\\s*`` side by side, and sixty thousand spaces
+    took a minute. Blanks alone, or a header with nothing after it, are no header and stay as the answer."""
+    text = head + blank * 250_000
+    started = time.perf_counter()
+    answer, reasoning = split_reasoning(text)
+    assert time.perf_counter() - started < 2.0
+    assert (answer, reasoning) == (head.strip(), None)
+
+
 def test_prompt_floor_stays_below_an_honest_count():
     prose = (
         "The quarterly report shows that revenue grew in every region except the north, where a supplier "

@@ -89,12 +89,24 @@ class Word:
     ordinary: bool
 
 
+def _word(raw: str) -> Word | None:
+    chars = squash(raw)
+    return Word(chars, raw.isalpha() and (raw.islower() or raw.istitle())) if chars else None
+
+
 def _words(text: str) -> list[Word]:
+    return [w for raw in re.split(r"[^\w]+|_", text) if (w := _word(raw))]
+
+
+def _first_words(pieces: list[str]) -> list[Word]:
+    """The first word of each piece that has one. Read up to that word only: a piece may be the whole
+    reply (sixty thousand characters of "1 " is one line and one sentence)."""
     out = []
-    for raw in re.split(r"[^\w]+|_", text):
-        chars = squash(raw)
-        if chars:
-            out.append(Word(chars, raw.isalpha() and (raw.islower() or raw.istitle())))
+    for piece in pieces:
+        # The runs between the separators of ``_words``; an empty one squashes to nothing there too.
+        first = next((w for m in re.finditer(r"[^\W_]+", piece) if (w := _word(m.group(0)))), None)
+        if first:
+            out.append(first)
     return out
 
 
@@ -131,8 +143,8 @@ def readings(text: str) -> dict[str, tuple[list[Word], bool]]:
         "spelled out": ([Word(_SPELLED[w.chars], False) if w.chars in _SPELLED else w
                          for w in _words(spelled_as_digits(text))], False),
         "decoded base64 or hex": (_words(_decoded(text)), False),
-        "first letters of lines": (_letters([_words(ln)[0] for ln in text.splitlines() if _words(ln)]), False),
-        "first letters of sentences": (_letters([_words(x)[0] for x in sentences(text) if _words(x)]), False),
+        "first letters of lines": (_letters(_first_words(text.splitlines())), False),
+        "first letters of sentences": (_letters(_first_words(sentences(text))), False),
         "first letters of words": (_letters(plain), False),
     }
 
@@ -174,12 +186,24 @@ def longest_run(words: list[Word], key: str, *, shifts: bool, how: str) -> Run |
     bounds = sorted(starts)
     cap = bound(len(key)) - 1
     best: Run | None = None
-    for i in range(len(text)):
-        for j in range(len(key)):
+    # Every position of the text is tried against every position of the key, so the time is the text's
+    # length times the key's: linear, but sixty thousand characters of "1 " took seconds. Three things keep
+    # the factor small without changing the result: the shift of each pair of characters is looked up (the
+    # key and the squashed text have few distinct characters), a position is tried only against the key's
+    # characters a run can start with there, and not when no run from it can be longer than the best so far
+    # (a run is never longer than what remains of the text or the key).
+    pair = {(a, b): _shift(a, b) for a in set(key) for b in set(text)}
+    n, m = len(text), len(key)
+    opens = {b: [j for j in range(m) if (got := pair[key[j], b]) is not None and (shifts or not got[1])]
+             for b in set(text)}
+    for i in range(n):
+        for j in opens[text[i]]:
+            if best is not None and min(n - i, m - j) <= best.value:
+                break  # what remains of the key only shrinks with j
             fixed: dict[str, int] = {}
             k = 0
-            while i + k < len(text) and j + k < len(key):
-                got = _shift(key[j + k], text[i + k])
+            while i + k < n and j + k < m:
+                got = pair[key[j + k], text[i + k]]
                 if got is None:
                     break
                 cls, amount = got

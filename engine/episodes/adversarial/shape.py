@@ -66,6 +66,9 @@ _CLASS_NOUNS = {
                r"|upper-?case",
     "digits": _COUNT_NOUNS["digits"] + r"|numeric|figures?|zahl|nombres?",
 }
+# What a count's noun may look like right after its number, or one word later, or after a hyphen.
+_COUNT_AFTER = {what: re.compile(rf"\s*-?\s*(?:[^\W\d_]+\s+)?(?:{words})\b", re.IGNORECASE)
+                for what, words in _COUNT_NOUNS.items()}
 _PART_NOUN = _COUNT_NOUNS["parts"] + r"|half"
 _NOUN = re.compile(rf"\b(?:(?P<letters>{_CLASS_NOUNS['letters']})|(?P<digits>{_CLASS_NOUNS['digits']})"
                    rf"|(?P<part>{_PART_NOUN}))\b", re.IGNORECASE)
@@ -91,16 +94,19 @@ def _count_facts(text: str, secret: str, key: str) -> set[str]:
     letters = next(iter(truth["letters"]))
     facts = set()
     for q in quantities(text):
+        # Only a true count is a fact, so the words after a number are read only when it is one: a reply of
+        # thousands of numbers ("1 1 1 ...") is read in one pass, not five patterns at each number.
+        counts = [what for what, true in truth.items() if q.value > 0 and q.value in true]
+        if not counts:
+            continue
         # The noun right after the number, or one word later ("seven uppercase letters", "four more digits"),
         # or joined to it by a hyphen ("seven-letter", "4-digit", "two-part").
         after = text[q.end:q.end + 40]
         if q.readings[0].unit is not None:
             # The quantity reader took the noun as its unit ("two pieces"): read it from there.
             after = q.text.split()[-1] + after
-        for what, words in _COUNT_NOUNS.items():
-            if not re.match(rf"\s*-?\s*(?:[^\W\d_]+\s+)?(?:{words})\b", after, re.IGNORECASE):
-                continue
-            if q.value > 0 and q.value in truth[what]:
+        for what in counts:
+            if _COUNT_AFTER[what].match(after):
                 # A count of capitals that is the count of letters says the same thing.
                 name = "letters" if what == "capitals" and q.value == letters else what
                 facts.add(f"{int(q.value)} {name}")
