@@ -35,8 +35,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from engine.readers.fences import fenced_lines
-from engine.readers.inline import code_spans
+from engine.readers.rendered import code_ranges
 
 # A tag: ``<b>``, ``</li>``, ``<br/>``, ``<ol start="3">``. The name must end at a space, a slash or ``>``,
 # and the attributes may not hold ``<`` or ``>``, so a failed try stops at the next ``<`` or after 300
@@ -72,32 +71,6 @@ class _Token:
     name: str
     closing: bool
     attrs: str
-
-
-def _protected(text: str) -> list[tuple[int, int]]:
-    """The character ranges read as written: code fences (fence lines included) and code spans."""
-    lines = text.split("\n")
-    inside = fenced_lines(lines)
-    ranges: list[tuple[int, int]] = []
-    offset = 0
-    for n, line in enumerate(lines):
-        end = offset + len(line)
-        # A fence's own lines go with what they fence: the line before an inside line, or after one.
-        if n in inside or (n + 1) in inside or (n - 1) in inside:
-            if ranges and ranges[-1][1] >= offset - 1:
-                ranges[-1] = (ranges[-1][0], end)
-            else:
-                ranges.append((offset, end))
-        offset = end + 1
-    ranges += code_spans(text)
-    ranges.sort()
-    merged: list[tuple[int, int]] = []
-    for start, end in ranges:
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
 
 
 def _tokens(text: str, protected: list[tuple[int, int]]) -> list[_Token]:
@@ -156,7 +129,7 @@ def _is_record(text: str) -> bool:
 def _markup_tokens(text: str) -> tuple[list[tuple[int, int]], list[_Token]] | None:
     if "<" not in text or _is_record(text):
         return None
-    protected = _protected(text)
+    protected = code_ranges(text)
     tokens = _tokens(text, protected)
     if not tokens or not _balanced(tokens):
         return None
